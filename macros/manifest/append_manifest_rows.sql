@@ -1,0 +1,50 @@
+{#- Append rows to the manifest log. rows: list of dicts keyed by column name
+    (model and record_type required; missing keys are null). One insert statement into
+    this invocation's partition; existing rows are never touched. -#}
+{% macro append_manifest_rows(rows) -%}
+  {{- return(adapter.dispatch('append_manifest_rows', 'spark_incremental')(rows)) -}}
+{%- endmacro %}
+
+
+{% macro default__append_manifest_rows(rows) -%}
+  {%- if rows | length == 0 -%}
+    {{- return(0) -}}
+  {%- endif -%}
+  {%- set relation = spark_incremental.ensure_manifest_log() -%}
+  {%- set sql = spark_incremental._manifest_insert_sql(relation, rows, invocation_id) -%}
+  {%- do adapter.execute(sql, fetch=false) -%}
+  {{- return(rows | length) -}}
+{%- endmacro %}
+
+
+{% macro _manifest_insert_sql(relation, rows, batch_id) -%}
+  {%- set columns = spark_incremental._manifest_columns() -%}
+  {%- set written_at = modules.datetime.datetime.utcnow() -%}
+  {%- set value_rows = [] -%}
+  {%- for row in rows -%}
+    {%- if not row.get('model') or row.get('record_type') not in ['events', 'managed', 'remove'] -%}
+      {%- do exceptions.raise_compiler_error(
+          "spark_incremental: a manifest row needs a model and a record_type in"
+          ~ " ['events', 'managed', 'remove']; got " ~ row) -%}
+    {%- endif -%}
+    {%- set values = [] -%}
+    {%- for name, type in columns if name != 'batch_id' -%}
+      {%- if name == 'invocation_id' -%}
+        {%- set value = invocation_id -%}
+      {%- elif name == 'written_at' -%}
+        {#- rows of one statement keep their order: a microsecond apart -#}
+        {%- set value = (written_at + modules.datetime.timedelta(microseconds=loop.index0)).strftime('%Y-%m-%d %H:%M:%S.%f') -%}
+      {%- else -%}
+        {%- set value = row.get(name) -%}
+      {%- endif -%}
+      {%- if value is not none and type == 'timestamp' and value is not string -%}
+        {%- set value = spark_incremental._ts_text(value) -%}
+      {%- endif -%}
+      {%- do values.append('cast(' ~ spark_incremental._quote(value) ~ ' as ' ~ type ~ ')') -%}
+    {%- endfor -%}
+    {%- do value_rows.append('(' ~ values | join(', ') ~ ')') -%}
+  {%- endfor -%}
+insert into {{ relation }} partition (batch_id = {{ spark_incremental._quote(batch_id) }})
+values
+  {{ value_rows | join(',\n  ') }}
+{%- endmacro %}

@@ -1,0 +1,84 @@
+{#- Keep the log small: when it has more than spark_incremental__manifest_compact_after
+    partitions, append the current state as one new partition, then drop the older
+    partitions one by one. A kill at any point leaves the current state unchanged. -#}
+{% macro compact_manifest(force=false) -%}
+  {%- set relation = spark_incremental.manifest_log_relation() -%}
+  {%- if not spark_incremental._relation_exists(relation) -%}
+    {{- return(none) -}}
+  {%- endif -%}
+  {%- set partitions = [] -%}
+  {%- for row in spark_incremental._fetch_rows('show partitions ' ~ relation) -%}
+    {%- do partitions.append(row[0].split('=', 1)[1]) -%}
+  {%- endfor -%}
+  {%- set limit = spark_incremental.get_config_var('manifest_compact_after') | int -%}
+  {%- if not force and partitions | length <= limit -%}
+    {{- return(none) -}}
+  {%- endif -%}
+  {%- set batch_id = 'compact-' ~ invocation_id -%}
+  {%- set sql -%}
+    insert into {{ relation }} partition (batch_id = {{ spark_incremental._quote(batch_id) }})
+    {{ spark_incremental._manifest_compacted_sql(relation) }}
+  {%- endset -%}
+  {%- do adapter.execute(sql, fetch=false) -%}
+  {%- for partition in partitions if partition != batch_id -%}
+    {%- do adapter.execute('alter table ' ~ relation ~ ' drop if exists partition (batch_id = '
+        ~ spark_incremental._quote(partition) ~ ')', fetch=false) -%}
+  {%- endfor -%}
+  {%- do spark_incremental._log('manifest log compacted: ' ~ partitions | length ~ ' partitions into 1') -%}
+{%- endmacro %}
+
+
+{#- The rows that carry the current state: per model the latest 'remove' row, the
+    'events' row with the largest last_success after it, and the latest 'managed' row. -#}
+{% macro _manifest_compacted_sql(log_relation) -%}
+with
+
+log as (
+    select * from {{ log_relation }}
+),
+
+removals as (
+    select
+        model,
+        max(written_at) as removed_at
+    from log
+    where record_type = 'remove'
+    group by model
+),
+
+ranked as (
+    select
+        log.*,
+        row_number() over (
+            partition by log.model, log.record_type
+            order by
+                case when log.record_type = 'events' then log.last_success end desc,
+                log.written_at desc
+        ) as recency
+    from log
+    left join removals on log.model = removals.model
+    where
+        log.record_type != 'events'
+        or removals.removed_at is null
+        or log.written_at > removals.removed_at
+),
+
+final as (
+    select
+        model,
+        record_type,
+        last_success,
+        mutability_type,
+        last_refresh,
+        high_water_mark,
+        high_water_mark_type,
+        state,
+        action,
+        invocation_id,
+        written_at
+    from ranked
+    where recency = 1
+)
+
+select * from final
+{%- endmacro %}

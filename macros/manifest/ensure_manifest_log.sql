@@ -1,0 +1,22 @@
+{#- Create the manifest log when it does not exist yet: a user may run a single
+    managed_incremental model, or the hook, before the package's models ever ran. -#}
+{% macro ensure_manifest_log() -%}
+  {%- set relation = spark_incremental.manifest_log_relation() -%}
+  {%- if not spark_incremental._relation_exists(relation) -%}
+    {%- do adapter.execute('create schema if not exists ' ~ relation.schema, fetch=false) -%}
+    {%- do adapter.execute(spark_incremental._manifest_create_sql(relation), fetch=false) -%}
+  {%- endif -%}
+  {{- return(relation) -}}
+{%- endmacro %}
+
+
+{% macro _manifest_create_sql(relation) -%}
+  {%- set columns = spark_incremental._manifest_columns() -%}
+create table if not exists {{ relation }} (
+  {%- for name, type in columns %}
+    {{ name }} {{ type }}{{ ',' if not loop.last }}
+  {%- endfor %}
+)
+using parquet
+partitioned by (batch_id)
+{%- endmacro %}

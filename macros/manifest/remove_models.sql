@@ -1,0 +1,31 @@
+{#- on-run-start: forget the models listed in spark_incremental__models_to_remove, so they
+    are backfilled from start_date by the next run. Appends 'remove' tombstones; nothing
+    is deleted. Use as: on-run-start: "{{ spark_incremental.remove_models() }}" -#}
+{% macro remove_models() -%}
+  {{- return(adapter.dispatch('remove_models', 'spark_incremental')()) -}}
+{%- endmacro %}
+
+
+{% macro default__remove_models() -%}
+  {%- if not execute -%}
+    {{- return('') -}}
+  {%- endif -%}
+  {%- set to_remove = spark_incremental.get_config_var('models_to_remove') -%}
+  {%- if to_remove is string -%}
+    {%- set to_remove = [to_remove] -%}
+  {%- endif -%}
+  {%- if to_remove is not iterable or to_remove is mapping -%}
+    {%- do exceptions.raise_compiler_error(
+        "spark_incremental: spark_incremental__models_to_remove must be a list of model names, got " ~ to_remove) -%}
+  {%- endif -%}
+  {%- if to_remove | length == 0 -%}
+    {{- return('') -}}
+  {%- endif -%}
+  {%- set rows = [] -%}
+  {%- for name in to_remove -%}
+    {%- do rows.append({'model': name, 'record_type': 'remove', 'action': 'removed by spark_incremental__models_to_remove'}) -%}
+  {%- endfor -%}
+  {%- do spark_incremental.append_manifest_rows(rows) -%}
+  {%- do spark_incremental._log('removed from the manifest: ' ~ to_remove | join(', ') ~ ' (backfilled from start_date next)') -%}
+  {{- return('') -}}
+{%- endmacro %}

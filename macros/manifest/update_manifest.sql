@@ -1,0 +1,126 @@
+{#- on-run-end: record progress for the tracked models that succeeded in this invocation.
+    Use as: on-run-end: "{{ spark_incremental.update_manifest() }}"
+    last_success = max(session timestamp) of spark_incremental_base_events_this_run; a model
+    that made no progress while events exist past the window (a gap in the data longer
+    than backfill_limit_days) moves to upper_limit. Appends to the log; never rewrites. -#}
+{% macro update_manifest() -%}
+  {{- return(adapter.dispatch('update_manifest', 'spark_incremental')()) -}}
+{%- endmacro %}
+
+
+{% macro default__update_manifest() -%}
+  {%- if not execute -%}
+    {{- return('') -}}
+  {%- endif -%}
+  {%- set tracked = spark_incremental.tracked_models() -%}
+  {%- set succeeded = [] -%}
+  {%- set failed = [] -%}
+  {%- set base_ran = {'ok': false} -%}
+  {%- for result in results -%}
+    {%- if result.node.resource_type == 'model' -%}
+      {%- if result.node.name == 'spark_incremental_base_events_this_run' and result.status == 'success' -%}
+        {%- do base_ran.update({'ok': true}) -%}
+      {%- endif -%}
+      {%- if result.node.name in tracked -%}
+        {%- if result.status == 'success' -%}
+          {%- do succeeded.append(result.node.name) -%}
+        {%- else -%}
+          {%- do failed.append(result.node.name ~ ' (' ~ result.status ~ ')') -%}
+        {%- endif -%}
+      {%- endif -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- if failed | length > 0 -%}
+    {%- do spark_incremental._log('manifest unchanged for ' ~ failed | join(', ')
+        ~ '; the next run will sync them (state 3)') -%}
+  {%- endif -%}
+  {%- if succeeded | length == 0 -%}
+    {{- return('') -}}
+  {%- endif -%}
+  {%- if not base_ran.ok -%}
+    {%- do spark_incremental._warn('tracked models ' ~ succeeded | join(', ')
+        ~ ' ran without spark_incremental_base_events_this_run in the same invocation: manifest not'
+        ~ ' updated. Select the base models too (e.g. dbt run --select +my_model).') -%}
+    {{- return('') -}}
+  {%- endif -%}
+  {%- set rows = spark_incremental._manifest_progress_rows(succeeded) -%}
+  {%- do spark_incremental.append_manifest_rows(rows) -%}
+  {%- for row in rows -%}
+    {%- do spark_incremental._log('manifest: ' ~ row.model ~ " last_success = '" ~ spark_incremental._ts_text(row.last_success)
+        ~ "'" ~ (' (' ~ row.action ~ ')' if row.action != 'processed' else '')) -%}
+  {%- endfor -%}
+  {%- if rows | length == 0 -%}
+    {%- do spark_incremental._log('manifest: nothing processed and no events past the window; nothing to record') -%}
+  {%- endif -%}
+  {%- do spark_incremental.compact_manifest() -%}
+  {{- return('') -}}
+{%- endmacro %}
+
+
+{#- The 'events' rows to append for the models that succeeded. -#}
+{% macro _manifest_progress_rows(succeeded) -%}
+  {%- set session_timestamp = spark_incremental.get_config_var('session_timestamp') -%}
+  {%- set this_run = spark_incremental._relation_for_model('spark_incremental_base_events_this_run') -%}
+  {%- set limits = spark_incremental.return_limits_from_model(
+      spark_incremental._relation_for_model('spark_incremental_base_new_event_limits')) -%}
+  {%- set max_sql -%}
+    select date_format(max({{ session_timestamp }}), 'yyyy-MM-dd HH:mm:ss') from {{ this_run }}
+  {%- endset -%}
+  {%- set new_max = spark_incremental._parse_ts(spark_incremental._fetch_value(max_sql)) -%}
+  {%- set summary = spark_incremental._manifest_current_by_model(succeeded) -%}
+  {%- set rows = [] -%}
+  {%- set beyond = {'checked': false, 'found': false} -%}
+  {%- for name in succeeded -%}
+    {%- set old = summary.get(name) -%}
+    {%- if new_max is not none and (old is none or new_max > old) -%}
+      {%- do rows.append({'model': name, 'record_type': 'events', 'last_success': new_max, 'action': 'processed'}) -%}
+    {%- else -%}
+      {%- if not beyond.checked -%}
+        {%- do beyond.update({'checked': true, 'found': spark_incremental._events_exist_after(limits.upper_limit)}) -%}
+      {%- endif -%}
+      {%- if beyond.found and (old is none or limits.upper_limit > old) -%}
+        {%- do rows.append({'model': name, 'record_type': 'events', 'last_success': limits.upper_limit,
+                            'action': 'no events in the window but events after it: moved past the gap'}) -%}
+      {%- endif -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{- return(rows) -}}
+{%- endmacro %}
+
+
+{% macro _events_exist_after(upper_limit) -%}
+  {%- set session_timestamp = spark_incremental.get_config_var('session_timestamp') -%}
+  {%- set partition_column = spark_incremental.get_config_var('events_partition_column') -%}
+  {%- set sql -%}
+    select 1 from {{ spark_incremental.events_relation() }}
+    where
+        {{ session_timestamp }} > {{ spark_incremental._ts_literal(upper_limit) }}
+        {%- if partition_column %}
+        and {{ partition_column }} >= to_date({{ spark_incremental._ts_literal(upper_limit) }})
+        {%- endif %}
+    limit 1
+  {%- endset -%}
+  {{- return(spark_incremental._fetch_value(sql) is not none) -}}
+{%- endmacro %}
+
+
+{#- Current last_success per model, for the given models. -#}
+{% macro _manifest_current_by_model(models) -%}
+  {%- set log_relation = spark_incremental.manifest_log_relation() -%}
+  {%- set found = {} -%}
+  {%- if models | length == 0 or not spark_incremental._relation_exists(log_relation) -%}
+    {{- return(found) -}}
+  {%- endif -%}
+  {%- set sql -%}
+    with current_state as (
+        {{ spark_incremental._manifest_current_sql(log_relation) }}
+    )
+    select model, date_format(last_success, 'yyyy-MM-dd HH:mm:ss')
+    from current_state
+    where model in ({% for name in models %}{{ spark_incremental._quote(name) }}{{ ', ' if not loop.last }}{% endfor %})
+  {%- endset -%}
+  {%- for row in spark_incremental._fetch_rows(sql) -%}
+    {%- do found.update({row[0]: spark_incremental._parse_ts(row[1])}) -%}
+  {%- endfor -%}
+  {{- return(found) -}}
+{%- endmacro %}

@@ -1,0 +1,113 @@
+{#- Decide which slice of events this run processes, log the state and the window, and
+    return {'state', 'lower_limit', 'upper_limit', 'new_models', 'description'}. -#}
+{% macro get_run_limits() -%}
+  {{- return(adapter.dispatch('get_run_limits', 'spark_incremental')()) -}}
+{%- endmacro %}
+
+
+{% macro default__get_run_limits() -%}
+  {%- set run_vars = spark_incremental._validate_run_vars() -%}
+  {%- set tracked = spark_incremental.tracked_models() -%}
+  {%- if not execute -%}
+    {{- return(spark_incremental.calculate_run_limits(
+        none, none, 0, 0, run_vars.start_date, run_vars.backfill_limit_days,
+        run_vars.lookback_window_hours, spark_incremental.now())) -}}
+  {%- endif -%}
+  {%- do spark_incremental._check_events_table(run_vars.session_timestamp) -%}
+  {%- do spark_incremental._check_hook_configured(tracked) -%}
+  {%- set summary = spark_incremental._manifest_summary(tracked) -%}
+  {%- set new_models = [] -%}
+  {%- for name in tracked if name not in summary.models -%}
+    {%- do new_models.append(name) -%}
+  {%- endfor -%}
+  {%- set limits = spark_incremental.calculate_run_limits(
+      summary.min_last_success, summary.max_last_success, summary.models | length, tracked | length,
+      run_vars.start_date, run_vars.backfill_limit_days, run_vars.lookback_window_hours,
+      spark_incremental.now(), new_models) -%}
+  {%- if tracked | length == 0 -%}
+    {%- do spark_incremental._warn(
+        "no enabled model is tagged 'spark_incremental', so the manifest never records progress"
+        ~ " and every run processes the first window again. Tag your derived models.") -%}
+  {%- endif -%}
+  {%- do spark_incremental._log('[state ' ~ limits.state ~ '] ' ~ limits.description) -%}
+  {%- do spark_incremental._log("processing data between '" ~ spark_incremental._ts_text(limits.lower_limit)
+      ~ "' and '" ~ spark_incremental._ts_text(limits.upper_limit) ~ "'") -%}
+  {{- return(limits) -}}
+{%- endmacro %}
+
+
+{#- min/max last_success over the tracked models found in the manifest, and their names. -#}
+{% macro _manifest_summary(tracked) -%}
+  {%- set log_relation = spark_incremental.manifest_log_relation() -%}
+  {%- set empty = {'models': [], 'min_last_success': none, 'max_last_success': none} -%}
+  {%- if tracked | length == 0 or not spark_incremental._relation_exists(log_relation) -%}
+    {{- return(empty) -}}
+  {%- endif -%}
+  {%- set sql -%}
+    with current_state as (
+        {{ spark_incremental._manifest_current_sql(log_relation) }}
+    )
+    select
+        model,
+        date_format(last_success, 'yyyy-MM-dd HH:mm:ss') as last_success,
+        current_timezone() as session_time_zone
+    from current_state
+    where
+        last_success is not null
+        and model in ({% for name in tracked %}{{ spark_incremental._quote(name) }}{{ ', ' if not loop.last }}{% endfor %})
+  {%- endset -%}
+  {%- set rows = run_query(sql).rows -%}
+  {%- set models = [] -%}
+  {%- set stamps = [] -%}
+  {%- for row in rows -%}
+    {%- do models.append(row[0]) -%}
+    {%- do stamps.append(spark_incremental._parse_ts(row[1])) -%}
+    {%- if loop.first and row[2] not in ['UTC', 'Etc/UTC', 'Z', '+00:00', 'GMT'] -%}
+      {%- do spark_incremental._warn("the Spark session time zone is '" ~ row[2]
+          ~ "', not UTC: set spark.sql.session.timeZone: UTC in the profile's server_side_parameters"
+          ~ " (the package treats all timestamps as UTC).") -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- if models | length == 0 -%}
+    {{- return(empty) -}}
+  {%- endif -%}
+  {{- return({'models': models, 'min_last_success': stamps | min, 'max_last_success': stamps | max}) -}}
+{%- endmacro %}
+
+
+{% macro _check_events_table(session_timestamp) -%}
+  {%- set events = spark_incremental.events_relation() -%}
+  {%- set found = adapter.get_relation(database=events.database, schema=events.schema,
+                                       identifier=events.identifier) -%}
+  {%- if found is none -%}
+    {%- do exceptions.raise_compiler_error(
+        "spark_incremental: the events table " ~ events.schema ~ "." ~ events.identifier
+        ~ " does not exist. Set spark_incremental__events_schema and spark_incremental__events_table"
+        ~ " to the table that holds your events.") -%}
+  {%- endif -%}
+  {%- set names = adapter.get_columns_in_relation(found) | map(attribute='name') | map('lower') | list -%}
+  {%- if session_timestamp | lower not in names -%}
+    {%- do exceptions.raise_compiler_error(
+        "spark_incremental: spark_incremental__session_timestamp = '" ~ session_timestamp
+        ~ "' is not a column of " ~ events.schema ~ "." ~ events.identifier
+        ~ ". Its timestamp columns include: "
+        ~ (names | select('match', '.*tstamp.*|.*timestamp.*') | join(', '))) -%}
+  {%- endif -%}
+{%- endmacro %}
+
+
+{#- Tracked models without the on-run-end hook would never record progress. -#}
+{% macro _check_hook_configured(tracked) -%}
+  {%- if tracked | length == 0 -%}
+    {{- return(none) -}}
+  {%- endif -%}
+  {%- for node in graph.nodes.values() -%}
+    {%- if node.resource_type == 'operation' and 'update_manifest' in (node.raw_code or '') -%}
+      {{- return(none) -}}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- do spark_incremental._warn(
+      "models are tagged spark_incremental but no on-run-end hook calls update_manifest, so their"
+      ~ " progress is never recorded. Add to dbt_project.yml:"
+      ~ " on-run-end: \"{{ '{{' }} spark_incremental.update_manifest() {{ '}}' }}\"") -%}
+{%- endmacro %}

@@ -1,0 +1,26 @@
+{#- Read the window the limits model computed in this run (so the state is decided and
+    logged once). Returns {'lower_limit', 'upper_limit', 'state'} as datetimes/int. -#}
+{% macro return_limits_from_model(limits_relation) -%}
+  {%- if not execute -%}
+    {%- set placeholder = modules.datetime.datetime(1970, 1, 1) -%}
+    {{- return({'lower_limit': placeholder, 'upper_limit': placeholder, 'state': 0}) -}}
+  {%- endif -%}
+  {%- set sql -%}
+    select
+        date_format(lower_limit, 'yyyy-MM-dd HH:mm:ss') as lower_limit,
+        date_format(upper_limit, 'yyyy-MM-dd HH:mm:ss') as upper_limit,
+        state
+    from {{ limits_relation }}
+  {%- endset -%}
+  {%- set rows = run_query(sql).rows -%}
+  {%- if rows | length != 1 -%}
+    {%- do exceptions.raise_compiler_error(
+        "spark_incremental: " ~ limits_relation ~ " should hold one row, found " ~ rows | length
+        ~ ". Run spark_incremental_base_new_event_limits first.") -%}
+  {%- endif -%}
+  {{- return({
+      'lower_limit': spark_incremental._parse_ts(rows[0][0]),
+      'upper_limit': spark_incremental._parse_ts(rows[0][1]),
+      'state': rows[0][2] | int,
+  }) -}}
+{%- endmacro %}

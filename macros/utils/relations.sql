@@ -1,0 +1,61 @@
+{#- Relations resolved from the graph, so that they work in hooks and materializations
+    where ref() and source() cannot be used. -#}
+
+{% macro _node_by_name(name) -%}
+  {%- if execute -%}
+    {%- for node in graph.nodes.values() -%}
+      {%- if node.resource_type == 'model' and node.name == name -%}
+        {{- return(node) -}}
+      {%- endif -%}
+    {%- endfor -%}
+  {%- endif -%}
+  {{- return(none) -}}
+{%- endmacro %}
+
+
+{% macro _relation_for_model(name) -%}
+  {%- set node = spark_incremental._node_by_name(name) -%}
+  {%- if node is none -%}
+    {%- do exceptions.raise_compiler_error(
+        "spark_incremental: model '" ~ name ~ "' is not in this project. Is the package installed"
+        ~ " (dbt deps) and its models enabled?") -%}
+  {%- endif -%}
+  {{- return(api.Relation.create(database=node.database, schema=node.schema,
+                                 identifier=node.alias, type='table')) -}}
+{%- endmacro %}
+
+
+{% macro events_relation() -%}
+  {%- if execute -%}
+    {%- for node in graph.sources.values() -%}
+      {%- if node.package_name == 'spark_incremental' and node.source_name == 'spark_incremental_events' -%}
+        {{- return(api.Relation.create(database=node.database, schema=node.schema,
+                                       identifier=node.identifier, type='table')) -}}
+      {%- endif -%}
+    {%- endfor -%}
+  {%- endif -%}
+  {{- return(api.Relation.create(
+      schema=spark_incremental.get_config_var('events_schema'),
+      identifier=spark_incremental.get_config_var('events_table'), type='table')) -}}
+{%- endmacro %}
+
+
+{% macro _relation_exists(relation) -%}
+  {%- set found = adapter.get_relation(database=relation.database, schema=relation.schema,
+                                       identifier=relation.identifier) -%}
+  {{- return(found is not none) -}}
+{%- endmacro %}
+
+
+{#- Enabled models tagged spark_incremental, by name, sorted. -#}
+{% macro tracked_models() -%}
+  {%- set names = [] -%}
+  {%- if execute -%}
+    {%- for node in graph.nodes.values() -%}
+      {%- if node.resource_type == 'model' and 'spark_incremental' in node.tags -%}
+        {%- do names.append(node.name) -%}
+      {%- endif -%}
+    {%- endfor -%}
+  {%- endif -%}
+  {{- return(names | sort) -}}
+{%- endmacro %}

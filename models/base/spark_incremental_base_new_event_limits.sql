@@ -1,0 +1,23 @@
+{{ config(materialized='view') }}
+
+-- depends_on: {{ ref('spark_incremental_manifest') }}
+
+{%- set limits = spark_incremental.get_run_limits() %}
+
+with
+
+limits as (
+    select
+        {{ spark_incremental._ts_literal(limits.lower_limit) }} as lower_limit,
+        {{ spark_incremental._ts_literal(limits.upper_limit) }} as upper_limit,
+        {{ limits.state }} as state,
+        {{ spark_incremental._quote(limits.description) }} as state_description,
+        {{ spark_incremental._quote(limits.new_models | join(',')) }} as new_models,
+        {{ spark_incremental._ts_literal(spark_incremental.now()) }} as calculated_at
+),
+
+final as (
+    select * from limits
+)
+
+select * from final
