@@ -1,6 +1,6 @@
 {#- The events table's column names, in table order (one metadata call). -#}
 {% macro _event_columns(events) -%}
-  {%- if not execute -%}
+  {%- if not spark_incremental._can_query() -%}
     {{- return(['event_id']) -}}
   {%- endif -%}
   {%- set columns = adapter.get_columns_in_relation(events) | map(attribute='name') | list -%}

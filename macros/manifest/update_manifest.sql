@@ -12,6 +12,22 @@
   {%- if not execute -%}
     {{- return('') -}}
   {%- endif -%}
+  {%- set rows = spark_incremental._progress_rows_for_results() -%}
+  {%- if flags.WHICH in ['run', 'build'] -%}
+    {#- the run lock taken by start_run ends with the run, in the same insert -#}
+    {%- do rows.append({'model': spark_incremental._lock_model_name(), 'record_type': 'unlock',
+                        'state': invocation_id, 'action': 'run ended'}) -%}
+  {%- endif -%}
+  {%- do spark_incremental.append_manifest_rows(rows) -%}
+  {%- if rows | selectattr('record_type', 'equalto', 'events') | list | length > 0 -%}
+    {%- do spark_incremental.compact_manifest() -%}
+  {%- endif -%}
+  {{- return('') -}}
+{%- endmacro %}
+
+
+{#- The 'events' rows to record for this invocation's results, logged. -#}
+{% macro _progress_rows_for_results() -%}
   {%- set tracked = spark_incremental.tracked_models() -%}
   {%- set succeeded = [] -%}
   {%- set failed = [] -%}
@@ -35,16 +51,15 @@
         ~ '; the next run will sync them (state 3)') -%}
   {%- endif -%}
   {%- if succeeded | length == 0 -%}
-    {{- return('') -}}
+    {{- return([]) -}}
   {%- endif -%}
   {%- if not base_ran.ok -%}
     {%- do spark_incremental._warn('tracked models ' ~ succeeded | join(', ')
         ~ ' ran without spark_incremental_base_events_this_run in the same invocation: manifest not'
         ~ ' updated. Select the base models too (e.g. dbt run --select +my_model).') -%}
-    {{- return('') -}}
+    {{- return([]) -}}
   {%- endif -%}
   {%- set rows = spark_incremental._manifest_progress_rows(succeeded) -%}
-  {%- do spark_incremental.append_manifest_rows(rows) -%}
   {%- for row in rows -%}
     {%- do spark_incremental._log('manifest: ' ~ row.model ~ " last_success = '" ~ spark_incremental._ts_text(row.last_success)
         ~ "'" ~ (' (' ~ row.action ~ ')' if row.action != 'processed' else '')) -%}
@@ -52,8 +67,7 @@
   {%- if rows | length == 0 -%}
     {%- do spark_incremental._log('manifest: nothing processed and no events past the window; nothing to record') -%}
   {%- endif -%}
-  {%- do spark_incremental.compact_manifest() -%}
-  {{- return('') -}}
+  {{- return(rows) -}}
 {%- endmacro %}
 
 

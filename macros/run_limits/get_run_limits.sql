@@ -8,7 +8,7 @@
 {% macro default__get_run_limits() -%}
   {%- set run_vars = spark_incremental._validate_run_vars() -%}
   {%- set tracked = spark_incremental.tracked_models() -%}
-  {%- if not execute -%}
+  {%- if not spark_incremental._can_query() -%}
     {{- return(spark_incremental.calculate_run_limits(
         none, none, 0, 0, run_vars.start_date, run_vars.backfill_limit_days,
         run_vars.lookback_window_hours, spark_incremental.now())) -}}

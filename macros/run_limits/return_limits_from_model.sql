@@ -1,7 +1,7 @@
 {#- Read the window the limits model computed in this run (so the state is decided and
     logged once). Returns {'lower_limit', 'upper_limit', 'state'} as datetimes/int. -#}
 {% macro return_limits_from_model(limits_relation) -%}
-  {%- if not execute -%}
+  {%- if not spark_incremental._can_query() -%}
     {%- set placeholder = modules.datetime.datetime(1970, 1, 1) -%}
     {{- return({'lower_limit': placeholder, 'upper_limit': placeholder, 'state': 0}) -}}
   {%- endif -%}

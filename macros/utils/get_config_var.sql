@@ -22,6 +22,9 @@
       'allow_null_dvce_tstamps': false,
       'app_ids': [],
       'manifest_compact_after': 50,
+      'offline_compile': false,
+      'lock_timeout_minutes': 60,
+      'force_unlock': false,
   }) -}}
 {%- endmacro %}
 

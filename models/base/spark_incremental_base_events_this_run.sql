@@ -1,17 +1,51 @@
 {{ config(materialized='table') }}
 
-{%- set limits = spark_incremental.return_limits_from_model(ref('spark_incremental_base_new_event_limits')) %}
-{%- set session_timestamp = spark_incremental.get_config_var('session_timestamp') %}
+{#- Every event of the sessions this run processes, deduplicated on event_id. The
+    events table is filtered on the session timestamp range of those sessions (earliest
+    start to latest end, plus the partition column when set) before the join, so Spark
+    prunes partitions; each event must fall within its session's start and start +
+    max_session_days. Adds the session's session_identifier and (sticky)
+    user_identifier; an events column of the same name is replaced by them. -#}
+
 {%- set events = source('spark_incremental_events', 'events') %}
-{%- set columns = spark_incremental._event_columns(events) %}
+{%- set session_vars = spark_incremental.validate_session_vars(events) %}
+{%- set session_timestamp = spark_incremental.get_config_var('session_timestamp') %}
+{%- set sessions_relation = ref('spark_incremental_base_sessions_this_run') %}
+{%- set session_range = spark_incremental._session_range(sessions_relation) %}
+{%- set columns = [] %}
+{%- for column in session_vars.event_columns if column | lower not in ['session_identifier', 'user_identifier'] %}
+  {%- do columns.append(column) %}
+{%- endfor %}
 
 with
 
-events_in_window as (
+sessions as (
+    select * from {{ sessions_relation }}
+),
+
+events_in_range as (
     select *
     from {{ events }}
     where
-        {{ spark_incremental.events_window_filter(limits.lower_limit, limits.upper_limit) }}
+    {%- if session_range.start_tstamp is none %}
+        false
+    {%- else %}
+        {{ spark_incremental.events_window_filter(session_range.start_tstamp, session_range.end_tstamp) }}
+        and {{ spark_incremental._session_event_filter(session_vars) }}
+    {%- endif %}
+),
+
+events_of_sessions as (
+    select
+        events_in_range.*,
+        sessions.session_identifier as session_identifier__si,
+        sessions.user_identifier as user_identifier__si
+    from events_in_range
+    inner join sessions
+        on events_in_range.{{ session_vars.session_identifier }} = sessions.session_identifier
+    where
+        events_in_range.{{ session_timestamp }} >= sessions.start_tstamp
+        and events_in_range.{{ session_timestamp }} <= {{ spark_incremental._add_days('sessions.start_tstamp', session_vars.max_session_days) }}
 ),
 
 ranked as (
@@ -21,14 +55,16 @@ ranked as (
             partition by event_id
             order by {{ session_timestamp }}, md5(to_json(struct(*)))
         ) as event_rank
-    from events_in_window
+    from events_of_sessions
 ),
 
 final as (
     select
         {%- for column in columns %}
-        {{ column }}{{ ',' if not loop.last }}
+        {{ column }},
         {%- endfor %}
+        session_identifier__si as session_identifier,
+        user_identifier__si as user_identifier
     from ranked
     where event_rank = 1
 )

@@ -1,7 +1,8 @@
+{#- full_refresh: false keeps the log on --full-refresh; none lets the flag decide. -#}
 {{
     config(
         materialized='spark_incremental_state_table',
-        full_refresh=spark_incremental.get_config_var('allow_refresh'),
+        full_refresh=(none if spark_incremental.get_config_var('allow_refresh') else false),
     )
 }}
 

@@ -6,6 +6,8 @@ its own warehouse / metastore / derby folders under ``workdir``.
 
 from __future__ import annotations
 
+import atexit
+import ctypes
 import importlib.util
 import os
 import re
@@ -57,6 +59,27 @@ def check_java() -> str:
     return java
 
 
+def _die_with_parent() -> None:
+    """In the child before exec: get SIGTERM when the process that started us dies
+    (Linux prctl PR_SET_PDEATHSIG), so a killed pytest leaves no orphan JVM behind."""
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM, 0, 0, 0)
+    except Exception:
+        pass
+
+
+_RUNNING: "set[ThriftServer]" = set()
+
+
+@atexit.register
+def _stop_all_at_exit() -> None:
+    for server in list(_RUNNING):
+        try:
+            server.stop(grace_s=10)
+        except Exception:
+            pass
+
+
 def free_port() -> int:
     """A TCP port that is free on 127.0.0.1 right now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
@@ -80,7 +103,7 @@ def _tail(path: Path, n: int = 40) -> str:
     return "\n".join(lines[-n:])
 
 
-@dataclass
+@dataclass(eq=False)
 class ThriftServer:
     workdir: Path
     spark_home: Path
@@ -145,6 +168,9 @@ class ThriftServer:
                       f"jdbc:derby:;databaseName={self.metastore_dir};create=true",
             "--conf", "spark.sql.session.timeZone=UTC",
             "--conf", "spark.sql.shuffle.partitions=4",
+            # The tests' own long-lived session must see tables that dbt rewrote in
+            # another session: no cached file listings.
+            "--conf", "spark.sql.filesourceTableRelationCacheSize=0",
             "--conf", "spark.ui.enabled=true",
             "--conf", f"spark.ui.port={self.ui_port}",
             "--conf", f"spark.driver.host={self.host}",
@@ -175,7 +201,9 @@ class ThriftServer:
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # own process group: stop() reaches every child
+                preexec_fn=_die_with_parent,
             )
+        _RUNNING.add(self)
         try:
             self.wait_ready(self.timeout_s)
         except BaseException:
@@ -234,6 +262,7 @@ class ThriftServer:
 
     def stop(self, grace_s: float = 20.0) -> None:
         """SIGTERM, then SIGKILL after ``grace_s`` seconds."""
+        _RUNNING.discard(self)
         if self.process is None:
             return
         if self.process.poll() is None:
@@ -247,6 +276,7 @@ class ThriftServer:
 
     def kill(self) -> None:
         """SIGKILL at once (the fault suite's crash)."""
+        _RUNNING.discard(self)
         if self.process is None:
             return
         if self.process.poll() is None:
@@ -273,3 +303,44 @@ class ThriftServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def _main(argv: list[str] | None = None) -> int:
+    """``python -m tests.harness.spark run [--workdir DIR] -- CMD ...``: start a throw-away
+    Thrift server, run CMD with SPARK_INCREMENTAL_THRIFT_HOST/PORT set, stop the server."""
+    import argparse
+    import sys
+    import tempfile
+
+    ap = argparse.ArgumentParser(prog="python -m tests.harness.spark")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    run = sub.add_parser("run", help="run a command against a fresh Thrift server")
+    run.add_argument("--workdir", type=Path, default=None)
+    run.add_argument("command", nargs=argparse.REMAINDER)
+    args = ap.parse_args(argv)
+    command = list(args.command)
+    if command and command[0] == "--":
+        command = command[1:]
+    if not command:
+        ap.error("run: no command given")
+    try:
+        check_java()
+    except SparkServerError as exc:
+        print(exc, file=sys.stderr)
+        return 3
+    with tempfile.TemporaryDirectory(prefix="spark-incremental-") as tmp:
+        workdir = args.workdir or Path(tmp)
+        server = ThriftServer.start(workdir)
+        print(f"spark thrift server {server.spark_version} on {server.host}:{server.port} "
+              f"(started in {server.started_in_s:.1f} s)", file=sys.stderr, flush=True)
+        try:
+            env = {**os.environ,
+                   "SPARK_INCREMENTAL_THRIFT_HOST": server.host,
+                   "SPARK_INCREMENTAL_THRIFT_PORT": str(server.port)}
+            return subprocess.call(command, env=env)
+        finally:
+            server.stop()
+
+
+if __name__ == "__main__":
+    raise SystemExit(_main())

@@ -97,29 +97,38 @@ class SparkSql:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    @staticmethod
+    def _is_transport_error(exc: BaseException) -> bool:
+        return isinstance(exc, (OSError, EOFError)) or type(exc).__module__.startswith("thrift")
+
     def _run(self, sql: str, fetch: bool) -> tuple[list[str], list[str], list[Row]]:
-        cursor = None
+        reused = self._conn is not None
         try:
-            cursor = self.connect().cursor()
+            return self._run_once(sql, fetch)
+        except Exception as exc:
+            if not self._is_transport_error(exc):
+                raise
+            self.close()
+            if not reused:
+                raise
+            # A connection to a server that was restarted since: the statement never
+            # reached a live server, so one retry on a fresh connection is safe.
+            return self._run_once(sql, fetch)
+
+    def _run_once(self, sql: str, fetch: bool) -> tuple[list[str], list[str], list[Row]]:
+        cursor = self.connect().cursor()
+        try:
             cursor.execute(sql)
             if not fetch or cursor.description is None:
                 return [], [], []
             names = [d[0].split(".")[-1] for d in cursor.description]
             types = [str(d[1]).upper() for d in cursor.description]
             rows = [tuple(r) for r in cursor.fetchall()]
-        except (OSError, EOFError) as exc:  # dead socket: reconnect next time
-            self.close()
-            raise exc
-        except Exception as exc:
-            if type(exc).__module__.startswith("thrift"):
-                self.close()
-            raise
         finally:
-            if cursor is not None:
-                try:
-                    cursor.close()
-                except Exception:
-                    pass
+            try:
+                cursor.close()
+            except Exception:
+                pass
         date_cols = [i for i, t in enumerate(types) if t.startswith("DATE")]
         if date_cols:
             rows = [

@@ -1,0 +1,71 @@
+# spark_incremental developer targets. `make help` lists them.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PYTHON            ?= python3.11
+VENV              := .venv
+PY                := $(VENV)/bin/python
+VENV_STAMP        := $(VENV)/.requirements.stamp
+SPARK             ?= 4
+PYSPARK35_VERSION ?= 3.5.9
+SPARK35_TARGET    := .spark/pyspark-3.5
+SPARK35_STAMP     := $(SPARK35_TARGET)/.pyspark-$(PYSPARK35_VERSION).stamp
+PYTEST_ARGS       ?=
+
+JAVA_MISSING := Java 17 is required: no `java` on PATH; apt-get install openjdk-17-jre-headless
+
+.PHONY: help check-java venv demo test test-spark35 lint bench clean distclean
+
+help: ## list the targets
+	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | \
+	  awk 'BEGIN {FS = ":.*## "}; {printf "  make %-12s %s\n", $$1, $$2}'
+	@echo "  variables: SPARK=3.5 (make test on Spark 3.5), PYTEST_ARGS='-k ...', PYTHON=$(PYTHON)"
+
+check-java: ## fail early, in one line, when java is missing
+	@command -v java >/dev/null 2>&1 || { echo '$(JAVA_MISSING)' >&2; exit 1; }
+
+venv: check-java $(VENV_STAMP) ## .venv with exactly requirements.txt (reinstalls when it changes)
+
+$(VENV_STAMP): requirements.txt
+	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "$(PYTHON) is required to build $(VENV)" >&2; exit 1; }
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	@touch $@
+
+demo: venv ## run the 3-batch demo on an embedded Spark session (dbt --target session)
+	$(PY) integration_tests/demo/run_demo.py
+
+ifeq ($(SPARK),3.5)
+test: test-spark35 ## run the test suite (Spark 4 from the venv; SPARK=3.5: the smoke tests on Spark 3.5)
+else
+test: venv
+	$(PY) -m pytest $(PYTEST_ARGS)
+endif
+
+$(SPARK35_STAMP): | venv
+	rm -rf $(SPARK35_TARGET)
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps \
+	  --target $(SPARK35_TARGET) pyspark==$(PYSPARK35_VERSION)
+	@touch $@
+
+test-spark35: venv $(SPARK35_STAMP) ## the smoke tests against pyspark 3.5 (PYSPARK35_VERSION, installed under .spark/)
+	SPARK_INCREMENTAL_SPARK_HOME=$(abspath $(SPARK35_TARGET))/pyspark \
+	  $(PY) -m pytest -m smoke $(PYTEST_ARGS)
+
+# The dbt templater compiles the models, and compiling runs their introspective
+# queries: lint runs against a throw-away Thrift server.
+lint: venv ## sqlfluff (dbt templater, config in .sqlfluff) over macros/ and models/
+	$(PY) -m tests.harness.spark run -- $(VENV)/bin/sqlfluff lint macros models
+
+bench: venv ## the benchmarks (benchmarks/)
+	$(PY) -m benchmarks.run
+
+clean: ## remove build output, dbt targets and local Spark folders (keeps .venv and .spark/pyspark-3.5)
+	rm -rf target dbt_packages logs integration_tests/target integration_tests/logs \
+	  integration_tests/.spark-demo .pytest_cache
+	find . -path ./.venv -prune -o -path ./.spark -prune -o -name __pycache__ -type d -print0 \
+	  | xargs -0 rm -rf
+
+distclean: clean ## also remove .venv and .spark/ (the Spark 3.5 install)
+	rm -rf $(VENV) .spark

@@ -1,0 +1,775 @@
+"""The benchmark driver: ``python -m benchmarks.run [--days N --events-per-day N --repeats N --quick]``.
+
+One Spark Thrift server, one events table grown day by day, every case of issue 6 on it:
+
+* ``dbt ls`` and a one-model ``dbt run``: dbt's own floor;
+* ``no-op``: the package's ``dbt run`` with no new data (its fixed cost);
+* ``incremental``: the package's ``dbt run`` over 1 new day at each level of history;
+* ``microbatch``: dbt-spark's microbatch sessions table, the same new day (one batch);
+* ``full refresh``: the package's ``dbt run --full-refresh`` over all the history;
+* ``lookback``: 1 new day whose sessions started up to 3 days before.
+
+Each case runs ``--warmups`` times unmeasured, then ``--repeats`` times; before each run of
+a package case the manifest log is put back to what it was before the first one, so every
+repeat does the same work. Work time = wall time − the tool's fixed cost: the package's
+no-op (median, same history) or, for microbatch, its run of one empty day batch.
+Rows and files read from the events table come from the Spark driver's SQL metrics
+(benchmarks/metrics.py). Writes benchmarks/results/results.md, plot.png and raw.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from benchmarks import generate
+from benchmarks.generate import EventsSpec
+from benchmarks.metrics import Reads, SqlMetrics, wait_for_ui
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+RESULTS_DIR = REPO_ROOT / "benchmarks" / "results"
+PKG = "spark_incremental"
+BENCH_TAG = "spark_incremental_bench"
+MICROBATCH_MODEL = "bench_sessions_microbatch"
+ONE_MODEL = "bench_one_model"
+DEFAULT_LEVELS = (7, 30, 60)
+
+TARGETS = {
+    # name: (description, limit, 'le' | 'ge')
+    "read_ratio": ("rows read by an incremental run ÷ (rows in window + rows of reprocessed sessions)", 1.1, "le"),
+    "history_ratio": ("incremental work time at the largest ÷ the smallest history", 1.2, "le"),
+    "refresh_ratio": ("full refresh rows read ÷ incremental rows read (largest history)", 20.0, "ge"),
+    "noop_ratio": ("package no-op wall ÷ one-model dbt run wall", 2.0, "le"),
+    "microbatch_ratio": ("incremental wall ÷ microbatch wall (same new day, largest history)", 1.5, "le"),
+}
+
+
+class BenchError(RuntimeError):
+    pass
+
+
+def log(msg: str) -> None:
+    print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+# ----------------------------------------------------------------------------- results
+@dataclass
+class Invocation:
+    args: list[str]
+    wall_s: float
+    reads: dict[str, Any]
+    models: dict[str, float]  # unique_id -> execution_time (s) from run_results.json
+
+
+@dataclass
+class CaseResult:
+    case: str
+    history_days: int
+    runs: list[Invocation] = field(default_factory=list)
+    warmups: list[Invocation] = field(default_factory=list)
+    needed: dict[str, int] | None = None  # rows in window / rows of reprocessed sessions
+    work_s: float | None = None
+
+    @property
+    def walls(self) -> list[float]:
+        return [r.wall_s for r in self.runs]
+
+    @property
+    def wall(self) -> float:
+        return statistics.median(self.walls)
+
+    def median_read(self, key: str) -> float:
+        return statistics.median(r.reads.get(key, 0) for r in self.runs)
+
+    @property
+    def rows_needed(self) -> int | None:
+        if self.needed is None:
+            return None
+        return self.needed["window_rows"] + self.needed["session_rows_outside_window"]
+
+    @property
+    def read_ratio(self) -> float | None:
+        need = self.rows_needed
+        if not need:
+            return None
+        return self.median_read("rows") / need
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "case": self.case,
+            "history_days": self.history_days,
+            "wall_s": {"median": self.wall, "min": min(self.walls), "max": max(self.walls),
+                       "all": self.walls},
+            "work_s": self.work_s,
+            "rows_read": self.median_read("rows"),
+            "files_read": self.median_read("files"),
+            "bytes_read": self.median_read("bytes"),
+            "partitions_read": self.median_read("partitions"),
+            "scans": self.median_read("scans"),
+            "executions": self.median_read("executions"),
+            "needed": self.needed,
+            "read_ratio": self.read_ratio,
+            "runs": [r.__dict__ for r in self.runs],
+            "warmups": [{"wall_s": r.wall_s, "args": r.args} for r in self.warmups],
+        }
+
+
+# ----------------------------------------------------------------------------- server
+def start_server(workdir: Path, driver_memory: str) -> Any:
+    """The harness's Thrift server, with more driver memory and a longer SQL UI history."""
+    from tests.harness.spark import ThriftServer
+
+    class BenchServer(ThriftServer):
+        def command(self) -> list[str]:
+            cmd = list(super().command())
+            if "--driver-memory" in cmd:
+                cmd[cmd.index("--driver-memory") + 1] = driver_memory
+            at = cmd.index("--class")
+            extra = ["--conf", "spark.sql.ui.retainedExecutions=100000",
+                     "--conf", "spark.ui.retainedJobs=100000",
+                     "--conf", "spark.ui.retainedStages=100000"]
+            return cmd[:at] + extra + cmd[at:]
+
+    return BenchServer.start(workdir)
+
+
+# ----------------------------------------------------------------------------- the bench
+class Bench:
+    def __init__(self, args: argparse.Namespace, host: str, port: int, ui_url: str,
+                 workdir: Path) -> None:
+        from tests.harness.dbt import DbtProject
+        from tests.harness.sql import SparkSql
+
+        self.args = args
+        self.sql = SparkSql(host, port)
+        self.probe: SqlMetrics = wait_for_ui(ui_url)
+        self.prefix = args.schema_prefix
+        self.spec = EventsSpec(
+            schema=f"{self.prefix}_atomic",
+            events_per_day=args.events_per_day,
+            seed=args.seed,
+            files_per_day=args.files_per_day,
+            long_sessions_from_day=args.days + 1,
+        )
+        self.vars = {
+            "spark_incremental__events_schema": self.spec.schema,
+            "spark_incremental__events_table": self.spec.table,
+            "spark_incremental__events_partition_column": generate.PARTITION_COLUMN,
+            "spark_incremental__start_date": self.spec.start_date.isoformat(),
+            # one run catches up with any history (and a full refresh rebuilds all of it)
+            "spark_incremental__backfill_limit_days": 3650,
+            "spark_incremental__allow_refresh": True,
+            "spark_incremental__manifest_compact_after": 1000,
+            BENCH_TAG: True,
+        }
+        self.project = DbtProject(workdir / "project", host, port, self.prefix,
+                                  default_vars=self.vars)
+        self.snapshot_schema = f"{self.prefix}_snap"
+        self.results: list[CaseResult] = []
+        self.setup_runs: list[dict[str, Any]] = []
+        self.loaded_to = -1  # last day index loaded into the events table
+        self.dbt_log = workdir / "dbt_invocations.log"
+        self.parse_retries = 3
+
+    # ------------------------------------------------------------------ dbt
+    def dbt(self, *args: str, label: str, events_reads: bool = True) -> Invocation:
+        try:
+            return self._dbt_once(*args, label=label, events_reads=events_reads)
+        except BenchError as exc:
+            # The package is a live working tree: a file caught half-written makes dbt fail
+            # to parse. Try again (a few times per benchmark), never on a run-time error.
+            if self.parse_retries <= 0 or not any(
+                    m in str(exc) for m in ("Compilation Error", "Parsing Error")):
+                raise
+            self.parse_retries -= 1
+            log(f"  {label}: dbt failed to parse the project, retrying in 20 s: "
+                f"{str(exc).splitlines()[-1]}")
+            time.sleep(20)
+            return self._dbt_once(*args, label=label + " (retried)", events_reads=events_reads)
+
+    def _dbt_once(self, *args: str, label: str, events_reads: bool = True) -> Invocation:
+        mark = self.probe.mark() if events_reads else -1
+        results_file = self.project.path("target/run_results.json")
+        if results_file.exists():
+            results_file.unlink()
+        t0 = time.monotonic()
+        proc = self.project.run_subprocess(*args)
+        rc = proc.wait()
+        wall = time.monotonic() - t0
+        out = self.project.subprocess_output(proc)
+        with open(self.dbt_log, "a") as fh:
+            fh.write(f"\n===== {label}: dbt {' '.join(args)} ({wall:.2f} s, rc {rc})\n{out}")
+        if rc != 0:
+            tail = "\n".join(out.splitlines()[-40:])
+            raise BenchError(f"`dbt {' '.join(args)}` ({label}) failed with code {rc}:\n{tail}")
+        reads = Reads()
+        if events_reads:
+            reads = self.probe.reads_since(mark, self.spec.schema, self.spec.table)
+        models: dict[str, float] = {}
+        if results_file.exists():
+            for r in json.loads(results_file.read_text()).get("results", []):
+                models[r["unique_id"]] = round(float(r.get("execution_time") or 0.0), 3)
+        return Invocation(list(args), wall, reads.to_dict(), models)
+
+    def package_run(self, *extra: str) -> tuple[str, ...]:
+        return ("run", "--exclude", f"tag:{BENCH_TAG}", *extra)
+
+    def microbatch_run(self, first_day: int, last_day: int) -> tuple[str, ...]:
+        start = self.spec.day(first_day).isoformat()
+        end = self.spec.day(last_day + 1).isoformat()
+        return ("run", "--select", MICROBATCH_MODEL, "--event-time-start", start,
+                "--event-time-end", end)
+
+    def setup(self, *args: str, label: str) -> None:
+        inv = self.dbt(*args, label=label)
+        self.setup_runs.append({"label": label, "wall_s": inv.wall_s, "rows_read": inv.reads["rows"]})
+        log(f"  {label}: {inv.wall_s:.1f} s, {inv.reads['rows']:,} rows read")
+
+    # ------------------------------------------------------------------ data
+    def load(self, last_day: int) -> None:
+        first = self.loaded_to + 1
+        if last_day < first:
+            return
+        t0 = time.monotonic()
+        generate.load_days(self.sql, self.spec, first, last_day)
+        self.loaded_to = last_day
+        log(f"  loaded days {first}..{last_day} ({self.spec.day(first)} .. "
+            f"{self.spec.day(last_day)}) in {time.monotonic() - t0:.1f} s")
+
+    # ------------------------------------------------------------------ state
+    def _relation(self, model: str) -> str | None:
+        manifest = self.project.path("target/manifest.json")
+        data = json.loads(manifest.read_text())
+        for node in data["nodes"].values():
+            if node.get("resource_type") == "model" and node.get("name") == model:
+                return f"{node['schema']}.{node.get('alias') or node['name']}"
+        return None
+
+    def _exists(self, relation: str) -> bool:
+        return self.sql.relation_exists(relation)
+
+    def snapshot_state(self) -> None:
+        """Copy the manifest log (the package's whole state: last_success and the managed
+        models' state) so that each repeat can start from it."""
+        log_rel = self._relation(f"{PKG}_manifest_log")
+        self.sql.reconnect()  # a new session: no stale file listing of tables dbt rewrote
+        self.sql.execute(f"create schema if not exists {self.snapshot_schema}")
+        self.sql.execute(f"drop table if exists {self.snapshot_schema}.manifest_log")
+        self.sql.execute(f"create table {self.snapshot_schema}.manifest_log using parquet "
+                         f"as select * from {log_rel}")
+
+    def restore_state(self) -> None:
+        log_rel = self._relation(f"{PKG}_manifest_log")
+        self.sql.reconnect()
+        self.sql.execute(f"insert overwrite table {log_rel} "
+                         f"select * from {self.snapshot_schema}.manifest_log")
+
+    # ------------------------------------------------------------------ measuring
+    def measure(self, case: str, history: int, args: tuple[str, ...],
+                before: Callable[[], None] | None = None, warmups: int | None = None,
+                events_reads: bool = True) -> CaseResult:
+        result = CaseResult(case, history)
+        warmups = self.args.warmups if warmups is None else warmups
+        for i in range(warmups + self.args.repeats):
+            if before is not None:
+                before()
+            label = f"{case} @{history}d #{i + 1}{' (warm-up)' if i < warmups else ''}"
+            inv = self.dbt(*args, label=label, events_reads=events_reads)
+            (result.warmups if i < warmups else result.runs).append(inv)
+            log(f"  {label}: {inv.wall_s:.2f} s, {inv.reads['rows']:,} rows / "
+                f"{inv.reads['files']} files read in {inv.reads['scans']} scans")
+        self.results.append(result)
+        return result
+
+    def needed_rows(self) -> dict[str, int]:
+        """Rows the last package run had to read: the events in its window, plus the events
+        of the sessions it reprocessed that lie outside the window. Counted after the
+        measured runs, outside their metrics."""
+        limits_rel = self._relation(f"{PKG}_base_new_event_limits")
+        sessions_rel = self._relation(f"{PKG}_base_sessions_this_run")
+        ts = "collector_tstamp"
+        sid = "domain_sessionid"
+        events = self.spec.relation
+        self.sql.reconnect()
+        if sessions_rel and self._exists(sessions_rel):
+            sessions = (f"left join {sessions_rel} s on e.{sid} = s.session_identifier "
+                        f"and e.{ts} >= s.start_tstamp and e.{ts} <= s.end_tstamp")
+            in_session = "s.session_identifier is not null"
+        else:
+            sessions, in_session = "", "false"
+        row = self.sql.query(f"""
+            with lim as (select lower_limit, upper_limit from {limits_rel})
+            select
+                count_if(e.{ts} between lim.lower_limit and lim.upper_limit) as window_rows,
+                count_if(not (e.{ts} between lim.lower_limit and lim.upper_limit)
+                         and {in_session}) as session_rows_outside_window
+            from {events} e
+            cross join lim
+            {sessions}
+            where e.event_date >= date_sub(to_date(lim.lower_limit), 4)
+        """)[0]
+        return {"window_rows": int(row[0] or 0), "session_rows_outside_window": int(row[1] or 0)}
+
+    # ------------------------------------------------------------------ scenario
+    def run(self) -> None:
+        a = self.args
+        spec = self.spec
+        log(f"events table {spec.relation}: {a.days} days x {a.events_per_day:,} events/day; "
+            f"levels {a.levels}; {a.warmups} warm-up + {a.repeats} repeats")
+        self.sql.execute(f"drop schema if exists {self.prefix} cascade")
+        self.sql.execute(f"drop schema if exists {self.snapshot_schema} cascade")
+        generate.create_table(self.sql, spec, replace=True)
+        microbatch_to = -1
+        noop: CaseResult | None = None
+        for level in a.levels:
+            log(f"history {level} days")
+            self.load(level - 1)
+            self.setup(*self.package_run(), label=f"catch-up to day {level - 1}")
+            if "microbatch" in a.cases:
+                self.setup(*self.microbatch_run(microbatch_to + 1, level - 1),
+                           label=f"microbatch catch-up to day {level - 1}")
+                microbatch_to = level - 1
+            self.load(level)  # the new day
+            if "incremental" in a.cases:
+                self.snapshot_state()
+                inc = self.measure("incremental", level, self.package_run(), before=self.restore_state)
+                inc.needed = self.needed_rows()
+            if "no-op" in a.cases:
+                self.snapshot_state()
+                noop = self.measure("no-op", level, self.package_run(), before=self.restore_state)
+                noop.needed = self.needed_rows()
+            if "microbatch" in a.cases:
+                self.measure("microbatch", level, self.microbatch_run(level, level))
+                microbatch_to = level
+            if "full-refresh" in a.cases:
+                self.measure("full refresh", level, self.package_run("--full-refresh"))
+        top = a.levels[-1]
+        if "floor" in a.cases:
+            self.measure("dbt ls", top, ("ls",), events_reads=False)
+            self.measure("one-model dbt run", top, ("run", "--select", ONE_MODEL))
+        if "microbatch" in a.cases:
+            # microbatch's own fixed cost: one batch of a day with no events
+            empty_day = self.loaded_to + 1000
+            self.measure("microbatch no-op", top, self.microbatch_run(empty_day, empty_day))
+        if "lookback" in a.cases:
+            new_day = self.loaded_to + 4
+            log(f"lookback: long sessions from day {spec.long_sessions_from_day}, new day {new_day}")
+            self.load(new_day - 1)
+            self.setup(*self.package_run(), label=f"catch-up to day {new_day - 1}")
+            self.load(new_day)
+            self.snapshot_state()
+            lb = self.measure("lookback", new_day, self.package_run(), before=self.restore_state)
+            lb.needed = self.needed_rows()
+        self._work_times()
+
+    def _work_times(self) -> None:
+        """Work = wall − the fixed cost of the same tool: the package's no-op at the same
+        history for package cases, microbatch's empty batch for microbatch."""
+        noops = {r.history_days: r.wall for r in self.results if r.case == "no-op"}
+        mb_noop = [r.wall for r in self.results if r.case == "microbatch no-op"]
+        for r in self.results:
+            if r.case == "microbatch":
+                r.work_s = r.wall - mb_noop[-1] if mb_noop else None
+            elif r.case in ("incremental", "full refresh", "lookback") and noops:
+                # lookback: the no-op of the largest level
+                base = noops.get(r.history_days, noops[max(noops)])
+                r.work_s = r.wall - base
+
+
+# ----------------------------------------------------------------------------- report
+def machine_info(spark_version: str) -> dict[str, Any]:
+    mem_gb = None
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                mem_gb = round(int(line.split()[1]) / 1024 / 1024, 1)
+    except OSError:
+        pass
+    cpu = platform.processor() or ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    from importlib.metadata import version
+
+    def v(pkg: str) -> str:
+        try:
+            return version(pkg)
+        except Exception:
+            return "?"
+
+    return {
+        "cores": os.cpu_count(),
+        "memory_gb": mem_gb,
+        "cpu": cpu,
+        "spark": spark_version,
+        "python": platform.python_version(),
+        "dbt_core": v("dbt-core"),
+        "dbt_spark": v("dbt-spark"),
+        "os": platform.platform(),
+        "load_avg_at_end": os.getloadavg(),
+    }
+
+
+def compute_targets(results: list[CaseResult]) -> dict[str, dict[str, Any]]:
+    def find(case: str, level: int | None = None) -> CaseResult | None:
+        rows = [r for r in results if r.case == case and (level is None or r.history_days == level)]
+        return rows[-1] if rows else None
+
+    levels = sorted({r.history_days for r in results if r.case == "incremental"})
+    out: dict[str, dict[str, Any]] = {}
+
+    def put(name: str, value: float | None, detail: str) -> None:
+        desc, limit, how = TARGETS[name]
+        ok = None if value is None else (value <= limit if how == "le" else value >= limit)
+        out[name] = {"target": desc, "value": value, "limit": limit, "how": how, "pass": ok,
+                     "detail": detail}
+
+    if levels:
+        top, low = levels[-1], levels[0]
+        inc_top, inc_low = find("incremental", top), find("incremental", low)
+        put("read_ratio", inc_top.read_ratio if inc_top else None,
+            f"incremental @{top}d: {inc_top.median_read('rows'):,.0f} rows read / "
+            f"{inc_top.rows_needed or 0:,} needed" if inc_top else "")
+        if inc_top and inc_low and inc_top.work_s is not None and inc_low.work_s is not None \
+                and top != low:
+            value = inc_top.work_s / inc_low.work_s if inc_low.work_s > 0 else None
+            put("history_ratio", value,
+                f"work {inc_top.work_s:.2f} s @{top}d / {inc_low.work_s:.2f} s @{low}d")
+        else:
+            put("history_ratio", None, "needs two levels of history and the no-op case")
+        fr = find("full refresh", top)
+        if fr and inc_top and inc_top.median_read("rows"):
+            put("refresh_ratio", fr.median_read("rows") / inc_top.median_read("rows"),
+                f"{fr.median_read('rows'):,.0f} / {inc_top.median_read('rows'):,.0f} rows @{top}d")
+        else:
+            put("refresh_ratio", None, "needs the full refresh case")
+        mb = find("microbatch", top)
+        if mb and inc_top:
+            put("microbatch_ratio", inc_top.wall / mb.wall,
+                f"{inc_top.wall:.2f} s / {mb.wall:.2f} s @{top}d")
+        else:
+            put("microbatch_ratio", None, "needs the microbatch case")
+    noop = find("no-op", levels[-1]) if levels else find("no-op")
+    one = find("one-model dbt run")
+    if noop and one:
+        put("noop_ratio", noop.wall / one.wall, f"{noop.wall:.2f} s / {one.wall:.2f} s")
+    else:
+        put("noop_ratio", None, "needs the no-op and one-model cases")
+    return out
+
+
+def _fmt_s(x: float | None) -> str:
+    return "–" if x is None else f"{x:.2f}"
+
+
+def _fmt_n(x: float | None) -> str:
+    return "–" if x is None else f"{x:,.0f}"
+
+
+def results_table(results: list[CaseResult]) -> str:
+    head = ("| case | history (days) | wall median s | min | max | work s | rows read | files read "
+            "| partitions read | scans | rows needed | read ÷ needed |\n"
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    lines = [head]
+    for r in results:
+        lines.append(
+            f"| {r.case} | {r.history_days} | {_fmt_s(r.wall)} | {_fmt_s(min(r.walls))} | "
+            f"{_fmt_s(max(r.walls))} | {_fmt_s(r.work_s)} | {_fmt_n(r.median_read('rows'))} | "
+            f"{_fmt_n(r.median_read('files'))} | {_fmt_n(r.median_read('partitions'))} | "
+            f"{_fmt_n(r.median_read('scans'))} | {_fmt_n(r.rows_needed)} | "
+            f"{'–' if r.read_ratio is None else f'{r.read_ratio:.2f}'} |")
+    return "\n".join(lines)
+
+
+def targets_table(targets: dict[str, dict[str, Any]]) -> str:
+    lines = ["| target | value | limit | result | figures |", "| --- | ---: | ---: | --- | --- |"]
+    for t in targets.values():
+        value = "–" if t["value"] is None else f"{t['value']:.2f}"
+        verdict = {True: "pass", False: "**miss**", None: "not measured"}[t["pass"]]
+        sign = "≤" if t["how"] == "le" else "≥"
+        lines.append(f"| {t['target']} | {value} | {sign} {t['limit']:g} | {verdict} | {t['detail']} |")
+    return "\n".join(lines)
+
+
+def model_timings(results: list[CaseResult]) -> str:
+    """Median dbt execution time per node, for the package cases at the largest history."""
+    cases = [r for r in results if r.case in ("no-op", "incremental", "full refresh", "lookback")]
+    if not cases:
+        return ""
+    top = max(r.history_days for r in cases if r.case != "lookback") if any(
+        r.case != "lookback" for r in cases) else None
+    chosen = [r for r in cases if r.history_days == top or r.case == "lookback"]
+    nodes: list[str] = []
+    for r in chosen:
+        for run in r.runs:
+            for uid in run.models:
+                if uid not in nodes:
+                    nodes.append(uid)
+    head = "| node | " + " | ".join(f"{r.case} @{r.history_days}d" for r in chosen) + " |"
+    lines = [head, "| --- |" + " ---: |" * len(chosen)]
+    for uid in nodes:
+        cells = []
+        for r in chosen:
+            vals = [run.models[uid] for run in r.runs if uid in run.models]
+            cells.append(f"{statistics.median(vals):.2f}" if vals else "–")
+        lines.append(f"| {uid.split('.', 2)[-1] if uid.startswith('model.') else uid} | "
+                     + " | ".join(cells) + " |")
+    walls = " | ".join(_fmt_s(r.wall) for r in chosen)
+    lines.append(f"| **wall (whole invocation)** | {walls} |")
+    return "\n".join(lines)
+
+
+def _short(node: str) -> str:
+    if node.startswith(("model.", "operation.")):
+        return node.split(".", 2)[-1]
+    return node or "(dbt internals)"
+
+
+def node_breakdown(results: list[CaseResult], case: str) -> str:
+    """Round trips of one run of ``case`` (largest history), per dbt node, and the slowest
+    statements: where the fixed cost and the reads come from."""
+    rs = [r for r in results if r.case == case]
+    if not rs or not rs[-1].runs:
+        return ""
+    run = rs[-1].runs[len(rs[-1].runs) // 2]
+    stmts = run.reads["statements"]
+    per: dict[str, dict[str, float]] = {}
+    for st in stmts:
+        d = per.setdefault(_short(st.get("node", "")), {"n": 0, "ms": 0, "rows": 0})
+        d["n"] += 1
+        d["ms"] += st["ms"]
+        d["rows"] += st["rows_read"]
+    dbt_s = {_short(uid): t for uid, t in run.models.items()}
+    lines = [f"{case} @{rs[-1].history_days}d: {len(stmts)} Spark statements, "
+             f"{sum(st['ms'] for st in stmts) / 1000:.2f} s of Spark time in a {run.wall_s:.2f} s "
+             "invocation.", "",
+             "| dbt node (or connection) | statements | Spark s | dbt s | events rows read |",
+             "| --- | ---: | ---: | ---: | ---: |"]
+    for name, d in per.items():
+        dbt = dbt_s.get(name)
+        lines.append(f"| {name} | {d['n']:.0f} | {d['ms'] / 1000:.2f} | "
+                     f"{'–' if dbt is None else f'{dbt:.2f}'} | {d['rows']:,.0f} |")
+    lines += ["", "Slowest statements:", "", "| ms | events rows read | node | statement |",
+              "| ---: | ---: | --- | --- |"]
+    for st in sorted(stmts, key=lambda x: -x["ms"])[:12]:
+        sql = st["sql"].replace("|", "\\|")[:110]
+        lines.append(f"| {st['ms']} | {st['rows_read']:,} | {_short(st.get('node', ''))} | `{sql}` |")
+    return "\n".join(lines)
+
+
+def make_plot(results: list[CaseResult], path: Path) -> bool:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        log("matplotlib is not installed (pip install -r benchmarks/requirements.txt): no plot")
+        return False
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
+    styles = {"incremental": "o-", "full refresh": "s-", "microbatch": "^-"}
+    for case, style in styles.items():
+        rs = sorted((r for r in results if r.case == case), key=lambda r: r.history_days)
+        if not rs:
+            continue
+        xs = [r.history_days for r in rs]
+        work = [r.work_s if r.work_s is not None else r.wall for r in rs]
+        ax1.plot(xs, work, style, label=case)
+        ax2.plot(xs, [max(1, r.median_read("rows")) for r in rs], style, label=case)
+    ax1.set_xlabel("days of history")
+    ax1.set_ylabel("work time, s (wall − no-op)")
+    ax1.set_title("work time of one run")
+    ax2.set_xlabel("days of history")
+    ax2.set_ylabel("rows read from the events table")
+    ax2.set_yscale("log")
+    ax2.set_title("rows read (Spark scan metrics)")
+    for ax in (ax1, ax2):
+        ax.grid(True, alpha=0.3)
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def write_report(bench: Bench, machine: dict[str, Any], targets: dict[str, Any],
+                 out_dir: Path, elapsed_s: float, plotted: bool) -> Path:
+    a = bench.args
+    out_dir.mkdir(parents=True, exist_ok=True)
+    total_days = bench.loaded_to + 1
+    mem = machine["memory_gb"]
+    md = [
+        "# spark_incremental benchmark",
+        "",
+        f"Run {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC with `python -m benchmarks.run "
+        f"{' '.join(sys.argv[1:])}`, in {elapsed_s / 60:.1f} min.",
+        "",
+        f"**Size**: {a.days} days × {a.events_per_day:,} events a day (+1 new day per level"
+        f"{', +4 days for the lookback case' if 'lookback' in a.cases else ''}; {total_days} days loaded "
+        f"at the end), {a.files_per_day} files a day; levels of history {', '.join(map(str, a.levels))} days; "
+        f"{a.warmups} warm-up + {a.repeats} measured runs per case.",
+        "",
+        f"**Machine**: {machine['cores']} cores ({machine['cpu']}), {mem} GB memory, "
+        f"Spark {machine['spark']} (local[2] Thrift server, driver {a.driver_memory}), "
+        f"dbt-core {machine['dbt_core']}, dbt-spark {machine['dbt_spark']}, Python {machine['python']}; "
+        f"load average at the end {', '.join(f'{x:.1f}' for x in machine['load_avg_at_end'])}"
+        " (the machine may be shared).",
+        "",
+        "Work s = wall − the fixed cost of the same tool: the package's no-op (median) at the same history; for microbatch, its run of one empty day batch. Rows / files / partitions read:"
+        " scans of the events table in the Spark SQL metrics of the invocation (medians). Rows needed ="
+        " events in the run's window + events of the sessions it reprocessed outside the window.",
+        "",
+        results_table(bench.results),
+        "",
+        "## Targets",
+        "",
+        targets_table(targets),
+        "",
+        "## dbt execution time per node (median s)",
+        "",
+        model_timings(bench.results),
+        "",
+        "## Round trips: an incremental run and a no-op run (largest history)",
+        "",
+        node_breakdown(bench.results, "incremental"),
+        "",
+        node_breakdown(bench.results, "no-op"),
+        "",
+        "## Set-up runs (not measured)",
+        "",
+        "| run | wall s | events rows read |",
+        "| --- | ---: | ---: |",
+        *[f"| {s['label']} | {s['wall_s']:.1f} | {s['rows_read']:,} |" for s in bench.setup_runs],
+        "",
+    ]
+    if plotted:
+        md[4:4] = ["![work time and rows read against days of history](plot.png)", ""]
+    path = out_dir / "results.md"
+    path.write_text("\n".join(md))
+    raw = {
+        "args": {k: (list(v) if isinstance(v, tuple) else v) for k, v in vars(a).items()},
+        "machine": machine,
+        "elapsed_s": elapsed_s,
+        "targets": targets,
+        "results": [r.to_dict() for r in bench.results],
+        "setup_runs": bench.setup_runs,
+    }
+    (out_dir / "raw.json").write_text(json.dumps(raw, indent=1, default=str))
+    return path
+
+
+# ----------------------------------------------------------------------------- CLI
+ALL_CASES = ("incremental", "no-op", "microbatch", "full-refresh", "floor", "lookback")
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.run",
+                                description="spark_incremental benchmark (issue 6)")
+    p.add_argument("--days", type=int, default=None, help="days of history (default 60)")
+    p.add_argument("--events-per-day", type=int, default=None, help="default 300000")
+    p.add_argument("--repeats", type=int, default=None, help="measured runs per case (default 3)")
+    p.add_argument("--warmups", type=int, default=None, help="warm-up runs per case (default 1)")
+    p.add_argument("--levels", default=None,
+                   help="comma-separated days of history to measure at (default 7,30,60 up to --days)")
+    p.add_argument("--cases", default=",".join(ALL_CASES),
+                   help=f"comma-separated subset of {','.join(ALL_CASES)}")
+    p.add_argument("--quick", action="store_true",
+                   help="smoke size: 3 days x 2000 events, 1 run per case, no warm-up, no lookback")
+    p.add_argument("--seed", type=int, default=42)
+    p.add_argument("--files-per-day", type=int, default=24)
+    p.add_argument("--schema-prefix", default="bench")
+    p.add_argument("--driver-memory", default="4g")
+    p.add_argument("--results-dir", type=Path, default=RESULTS_DIR)
+    p.add_argument("--workdir", type=Path, default=None, help="default: a new temp dir")
+    p.add_argument("--keep-workdir", action="store_true")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=None,
+                   help="use this running Thrift server instead of starting one (needs --ui-url)")
+    p.add_argument("--ui-url", default=None, help="its Spark UI, e.g. http://127.0.0.1:4040")
+    a = p.parse_args(argv)
+    quick = a.quick
+    a.days = a.days or (3 if quick else 60)
+    a.events_per_day = a.events_per_day or (2000 if quick else 300_000)
+    a.repeats = a.repeats or (1 if quick else 3)
+    a.warmups = a.warmups if a.warmups is not None else (0 if quick else 1)
+    if a.levels:
+        levels = sorted({int(x) for x in a.levels.split(",") if x.strip()})
+    elif quick:
+        levels = [a.days]
+    else:
+        levels = sorted({min(x, a.days) for x in DEFAULT_LEVELS} | {a.days})
+    if not levels or levels[0] < 1 or levels[-1] > a.days:
+        p.error(f"--levels must be between 1 and --days ({a.days})")
+    a.levels = levels
+    cases = [c.strip() for c in a.cases.split(",") if c.strip()]
+    if quick and a.cases == ",".join(ALL_CASES):
+        cases = [c for c in cases if c != "lookback"]
+    unknown = set(cases) - set(ALL_CASES)
+    if unknown:
+        p.error(f"unknown cases {sorted(unknown)}; known: {', '.join(ALL_CASES)}")
+    a.cases = cases
+    if (a.port is None) != (a.ui_url is None):
+        p.error("--port and --ui-url go together")
+    return a
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    t0 = time.monotonic()
+    workdir = Path(args.workdir or tempfile.mkdtemp(prefix="spark_incremental_bench_")).resolve()
+    workdir.mkdir(parents=True, exist_ok=True)
+    server = None
+    try:
+        if args.port is None:
+            log(f"starting a Spark Thrift server under {workdir}")
+            server = start_server(workdir / "spark", args.driver_memory)
+            host, port, ui_url = server.host, server.port, server.ui_url
+            log(f"  Spark {server.spark_version} on port {port}, UI {ui_url} "
+                f"(started in {server.started_in_s:.0f} s)")
+        else:
+            host, port, ui_url = args.host, args.port, args.ui_url
+        bench = Bench(args, host, port, ui_url, workdir)
+        spark_version = str(bench.sql.scalar("select version()")).split()[0]
+        try:
+            bench.run()
+        finally:
+            elapsed = time.monotonic() - t0
+            if bench.results:
+                targets = compute_targets(bench.results)
+                args.results_dir.mkdir(parents=True, exist_ok=True)
+                plotted = make_plot(bench.results, args.results_dir / "plot.png")
+                path = write_report(bench, machine_info(spark_version), targets,
+                                    args.results_dir, elapsed, plotted)
+                print()
+                print(results_table(bench.results))
+                print()
+                print(targets_table(targets))
+                print()
+                log(f"wrote {path} and {args.results_dir / 'plot.png'} ({elapsed / 60:.1f} min)")
+            bench.sql.close()
+    finally:
+        if server is not None:
+            server.stop()
+        if not args.keep_workdir and args.workdir is None:
+            shutil.rmtree(workdir, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

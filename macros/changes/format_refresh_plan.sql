@@ -1,0 +1,31 @@
+{#- The plan as one readable block of text. -#}
+{% macro _format_refresh_plan(changes, plans, unselected=[]) -%}
+  {%- set lines = ['refresh plan for ' ~ changes | length ~ ' described change(s):'] -%}
+  {%- for change in changes -%}
+    {%- do lines.append('  change   ' ~ change.table ~ ': ' ~ change.type ~ (' where ' ~ change.scope if change.scope else ' (no scope)')) -%}
+  {%- endfor -%}
+  {%- for plan in plans -%}
+    {%- for operation in plan.operations -%}
+      {%- if operation.operation == 'full refresh' -%}
+        {%- do lines.append('  model    ' ~ plan.model ~ ': full refresh, because ' ~ operation.reason) -%}
+      {%- else -%}
+        {%- do lines.append('  model    ' ~ plan.model ~ ': ' ~ operation.operation ~ ' ' ~ operation.condition
+            ~ (' (' ~ operation.reason ~ ')' if operation.reason else '')) -%}
+      {%- endif -%}
+    {%- endfor -%}
+  {%- endfor -%}
+  {%- if plans | length == 0 -%}
+    {%- do lines.append('  no selected managed_incremental model reads a changed table') -%}
+  {%- endif -%}
+  {%- for name in unselected -%}
+    {%- do lines.append('  skipped  ' ~ name ~ ': reads a changed table but is not selected in this run;'
+        ~ ' run it with the same changes') -%}
+  {%- endfor -%}
+  {{- return(lines | join('\n')) -}}
+{%- endmacro %}
+
+
+{#- Log the block at info when spark_incremental__log_plan is true, at debug otherwise. -#}
+{% macro _log_refresh_plan(text) -%}
+  {%- do log('spark_incremental: ' ~ text, info=(spark_incremental._feature_var('log_plan') in [true, 'true', 'True', 1])) -%}
+{%- endmacro %}

@@ -1,0 +1,100 @@
+{#- The refresh plan of one managed_incremental model for the changes it reads, or none
+    when no change reaches it. A pure function of the changes, the graph and the model's
+    existing table, so the on-run-start hook and the materialization agree.
+    Returns {model, unique_id, full_refresh, reason, operations: [{operation, condition,
+    scopes: [{alias, scope}]}], changes: [{table, type, scope}]}.
+    Operations: 'add rows where' (clean ADD_ROWS: insert the model's rows in the scope),
+    'remove where' (clean REMOVE_ROWS: drop the model's rows in the scope), 'replace scope'
+    (every other type: drop the model's rows in the scope and insert its rows in the scope
+    again, so nothing is counted twice), or one 'full refresh' with the reason. -#}
+{% macro _refresh_plan_for_node(node, changes) -%}
+  {%- set hits = spark_incremental._changes_hitting(node, changes) -%}
+  {%- if hits | length == 0 -%}
+    {{- return(none) -}}
+  {%- endif -%}
+  {%- set plan = {
+      'model': node.name, 'unique_id': node.unique_id, 'full_refresh': false, 'reason': none,
+      'operations': [], 'changes': [],
+  } -%}
+  {%- for change in hits -%}
+    {%- do plan.changes.append({'table': change.table, 'type': change.type, 'scope': change.scope}) -%}
+  {%- endfor -%}
+  {%- set reason = spark_incremental._full_refresh_reason(node, hits) -%}
+  {%- if reason -%}
+    {%- do plan.update({'full_refresh': true, 'reason': reason}) -%}
+    {%- do plan.operations.append({'operation': 'full refresh', 'condition': none, 'scopes': [], 'reason': reason}) -%}
+    {{- return(plan) -}}
+  {%- endif -%}
+  {%- set operation = spark_incremental._change_types()[hits[0].type] -%}
+  {%- set note = none -%}
+  {%- if hits | length > 1 and operation == 'add rows where' -%}
+    {#- rows added to two joined tables meet in the output: appending each scope would
+        count their matches twice; one replace of the union of the scopes cannot -#}
+    {%- set operation = 'replace scope' -%}
+    {%- set note = 'adds to ' ~ hits | length ~ ' tables: replaced, not appended, so joined rows are not counted twice' -%}
+  {%- endif -%}
+  {%- set scopes = [] -%}
+  {%- set texts = [] -%}
+  {%- for change in hits -%}
+    {%- do scopes.append({'alias': change.alias, 'scope': change.scope}) -%}
+    {%- do texts.append('(' ~ change.scope ~ ')') -%}
+  {%- endfor -%}
+  {%- do plan.operations.append({'operation': operation, 'condition': texts | join(' or '), 'scopes': scopes, 'reason': note}) -%}
+  {{- return(plan) -}}
+{%- endmacro %}
+
+
+{#- Why the model must be rebuilt instead of refreshed in scope; '' when it need not. -#}
+{% macro _full_refresh_reason(node, hits) -%}
+  {%- set types = [] -%}
+  {%- for change in hits if change.type not in types -%}
+    {%- do types.append(change.type) -%}
+  {%- endfor -%}
+  {%- if types | length > 1 -%}
+    {%- set described = [] -%}
+    {%- for change in hits -%}
+      {%- do described.append(change.type ~ ' on ' ~ change.table) -%}
+    {%- endfor -%}
+    {{- return('several change types hit the model: ' ~ described | join(', ')) -}}
+  {%- endif -%}
+  {%- for change in hits if change.parse_error -%}
+    {{- return('the scope of the change on ' ~ change.table ~ ' cannot be parsed: ' ~ change.parse_error) -}}
+  {%- endfor -%}
+  {%- for change in hits if not change.scope -%}
+    {{- return('the change on ' ~ change.table ~ ' has no scope: the whole table may have changed') -}}
+  {%- endfor -%}
+  {%- if flags.FULL_REFRESH and node.config.get('full_refresh') is not sameas false -%}
+    {{- return('--full-refresh') -}}
+  {%- endif -%}
+  {%- set columns = spark_incremental._model_table_columns(node) -%}
+  {%- if columns is none -%}
+    {{- return('the model has no table yet') -}}
+  {%- endif -%}
+  {%- for change in hits -%}
+    {%- set unmapped = change.columns | reject('in', columns) | list -%}
+    {%- if unmapped | length > 0 -%}
+      {{- return('the scope of the change on ' ~ change.table ~ ' reads ' ~ unmapped | join(', ')
+          ~ ', which the model does not carry (its columns: ' ~ columns | join(', ')
+          ~ '): the scope cannot be mapped onto the model') -}}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- set operation = spark_incremental._change_types()[types[0]] -%}
+  {%- set mutability = node.config.get('mutability') or {} -%}
+  {%- set mutability_type = mutability.get('type') if mutability is mapping else none -%}
+  {%- if operation != 'add rows where' and mutability_type in ['immutable', 'append_only', 'ds_append_only'] -%}
+    {{- return(types[0] ~ ' needs a remove-where (' ~ operation ~ '), which the model cannot apply: its'
+        ~ " mutability type '" ~ mutability_type ~ "' only ever adds rows") -}}
+  {%- endif -%}
+  {{- return('') -}}
+{%- endmacro %}
+
+
+{#- Lower-case column names of a model's existing table; none when it has no table. -#}
+{% macro _model_table_columns(node) -%}
+  {%- set relation = adapter.get_relation(database=node.database, schema=node.schema,
+                                          identifier=node.alias or node.name) -%}
+  {%- if relation is none -%}
+    {{- return(none) -}}
+  {%- endif -%}
+  {{- return(spark_incremental._relation_column_names(relation)) -}}
+{%- endmacro %}

@@ -1,0 +1,111 @@
+{#- Replace, in `target`, the rows flagged by `flagged_sql` (a query over the target that
+    returns its columns plus a boolean __si_match) with the rows of `new_rows_sql` (a query
+    returning the target's columns; none = only remove). Parquet has no DELETE or MERGE, so
+    this uses managed_incremental's overwrite (strategies.sql): one table <name>__si_apply
+    gets the new content of every touched partition (a partition holding a flagged row or
+    a new row; the whole table when it is not partitioned): its rows that are not
+    flagged, plus the new rows; the flagged rows ride along as marker rows (never
+    written), so a partition left with no rows is dropped. Then only those partitions are
+    overwritten. The target is never read and overwritten in one statement, and a
+    partition's rows outside the flagged set stay, whatever the partition's grain (a
+    daily batch in a monthly partition). A run killed during the overwrite is finished by
+    the next run (_managed_recover re-applies <name>__si_apply).
+    target_desc: _managed_describe(target). Returns {removed, inserted, partitions (count,
+    none when unpartitioned), detail, cleanup: [the apply table, to drop once the state
+    is recorded]}. -#}
+{% macro _replace_rows(target, flagged_sql, new_rows_sql, target_desc) -%}
+  {%- set columns = target_desc.columns -%}
+  {%- set partition_columns = spark_incremental._managed_partition_columns(target_desc) -%}
+  {%- set partitions = partition_columns | map(attribute=0) | list -%}
+  {%- set column_list = spark_incremental._managed_column_list(columns) -%}
+  {%- set apply = spark_incremental._managed_sibling(target, '__si_apply') -%}
+  {%- set apply_sql -%}
+    create table {{ apply }}
+    using parquet
+    tblproperties ('spark_incremental.apply_for' = {{ spark_incremental._quote(target.schema ~ '.' ~ target.identifier) }})
+    as
+    with
+
+    flagged as (
+        {{ flagged_sql }}
+    ),
+
+    new_rows as (
+        select
+            {{ column_list }}
+        from (
+            {{ new_rows_sql or ('select * from ' ~ target ~ ' where false') }}
+        ) as si_new
+    ),
+
+    {%- if partitions | length > 0 %}
+
+    touched as (
+        select distinct {{ partitions | join(', ') }} from flagged where __si_match
+        union
+        select distinct {{ partitions | join(', ') }} from new_rows
+    ),
+
+    old_rows as (
+        select flagged.*
+        from flagged
+        left semi join touched
+            on {% for p in partitions %}flagged.{{ p }} <=> touched.{{ p }}{{ ' and ' if not loop.last }}{% endfor %}
+    ),
+    {%- else %}
+
+    old_rows as (
+        select * from flagged
+    ),
+    {%- endif %}
+
+    final as (
+        select
+            {{ column_list }},
+            __si_match as __si_marker,
+            case when __si_match then 'removed' else 'kept' end as __si_origin
+        from old_rows
+        union all
+        select
+            {{ column_list }},
+            false as __si_marker,
+            'new' as __si_origin
+        from new_rows
+    )
+
+    select * from final
+  {%- endset -%}
+  {%- do adapter.execute(apply_sql, fetch=false) -%}
+  {%- set summary_sql -%}
+    select
+        {%- if partitions | length > 0 %}
+        {{ spark_incremental._managed_partition_text(partition_columns, none) }},
+        {%- endif %}
+        sum(case when __si_origin = 'removed' then 1 else 0 end) as removed,
+        sum(case when __si_origin = 'new' then 1 else 0 end) as inserted,
+        max(case when __si_marker then 0 else 1 end) as has_rows
+    from {{ apply }}
+    {%- if partitions | length > 0 %}
+    group by {{ partitions | join(', ') }}
+    {%- endif %}
+  {%- endset -%}
+  {%- set summary = spark_incremental._fetch_rows(summary_sql) -%}
+  {%- set result = {'removed': 0, 'inserted': 0, 'partitions': none, 'detail': '', 'cleanup': [apply]} -%}
+  {%- set maybe_empty = [] -%}
+  {%- for row in summary if row[-3] is not none -%}
+    {%- do result.update({'removed': result.removed + row[-3] | int, 'inserted': result.inserted + row[-2] | int}) -%}
+    {%- if partitions | length > 0 and row[-1] | int == 0 -%}
+      {%- do maybe_empty.append(row[:partitions | length] | list) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- if result.removed + result.inserted == 0 -%}
+    {{- return(result) -}}
+  {%- endif -%}
+  {%- if partitions | length > 0 -%}
+    {%- do result.update({'partitions': summary | length}) -%}
+  {%- endif -%}
+  {%- set applied = spark_incremental._managed_apply_overwrite(target, apply, target_desc, maybe_empty) -%}
+  {%- do spark_incremental._managed_fault('after_write') -%}
+  {%- do result.update({'detail': applied.detail}) -%}
+  {{- return(result) -}}
+{%- endmacro %}

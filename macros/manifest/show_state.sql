@@ -1,0 +1,156 @@
+{#- dbt run-operation spark_incremental.show_state
+    Prints the manifest as a table: each model the package keeps state for (tracked events
+    models and managed_incremental models), its kind, its progress, its last refresh, and
+    what the next run would do. Reads only. -#}
+{% macro show_state() -%}
+  {{- return(adapter.dispatch('show_state', 'spark_incremental')()) -}}
+{%- endmacro %}
+
+
+{% macro default__show_state() -%}
+  {%- if not execute -%}
+    {{- return('') -}}
+  {%- endif -%}
+  {%- set now = spark_incremental.now() -%}
+  {%- set log_relation = spark_incremental.manifest_log_relation() -%}
+  {%- set current = spark_incremental._manifest_current_rows() -%}
+  {%- set tracked = spark_incremental.tracked_models() -%}
+  {%- set managed = spark_incremental._managed_nodes() -%}
+  {%- do spark_incremental._log('state at ' ~ spark_incremental._ts_text(now) ~ ' UTC, from ' ~ log_relation) -%}
+  {%- set limits = none -%}
+  {%- if tracked | length > 0 -%}
+    {%- set limits = spark_incremental.get_run_limits() -%}
+  {%- endif -%}
+  {%- set header = ['model', 'kind', 'progress', 'last refresh', 'next run'] -%}
+  {%- set table = [header] -%}
+  {%- for name in (tracked + managed.keys() | list) | unique | sort -%}
+    {%- set row = current.get(name, {}) -%}
+    {%- set kinds = [] -%}
+    {%- set progress = [] -%}
+    {%- set next_run = [] -%}
+    {%- if name in tracked -%}
+      {%- do kinds.append('events') -%}
+      {%- do progress.append('last_success ' ~ (row.get('last_success') or 'none')) -%}
+      {%- do next_run.append('state ' ~ limits.state ~ ": events '" ~ spark_incremental._ts_text(limits.lower_limit)
+          ~ "' to '" ~ spark_incremental._ts_text(limits.upper_limit) ~ "'") -%}
+    {%- endif -%}
+    {%- if name in managed -%}
+      {%- set mtype = row.get('mutability_type') or spark_incremental._node_mutability_type(managed[name]) -%}
+      {%- do kinds.append('managed: ' ~ mtype) -%}
+      {%- if row.get('high_water_mark') is not none -%}
+        {%- do progress.append('high-water mark ' ~ row.high_water_mark ~ ' (' ~ row.high_water_mark_type ~ ')') -%}
+      {%- endif -%}
+      {%- do next_run.append(spark_incremental._managed_next_run_text(managed[name], row, now)) -%}
+    {%- endif -%}
+    {%- do table.append([name, kinds | join(' + '), progress | join('; ') or '-',
+                         row.get('last_refresh') or '-', next_run | join('; ')]) -%}
+  {%- endfor -%}
+  {%- if table | length == 1 -%}
+    {%- do spark_incremental._log('no tracked or managed_incremental models in this project') -%}
+    {{- return('') -}}
+  {%- endif -%}
+  {%- set widths = [] -%}
+  {%- for i in range(header | length) -%}
+    {%- do widths.append(table | map(attribute=i) | map('string') | map('length') | max) -%}
+  {%- endfor -%}
+  {%- for cells in table -%}
+    {%- set padded = [] -%}
+    {%- for cell in cells -%}
+      {%- do padded.append((cell | string).ljust(widths[loop.index0])) -%}
+    {%- endfor -%}
+    {%- do log(padded | join(' | '), info=true) -%}
+    {%- if loop.first -%}
+      {%- do log('-' * (widths | sum + 3 * (widths | length - 1)), info=true) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{- return('') -}}
+{%- endmacro %}
+
+
+{#- The current manifest rows by model, values as text. -#}
+{% macro _manifest_current_rows() -%}
+  {%- set log_relation = spark_incremental.manifest_log_relation() -%}
+  {%- set found = {} -%}
+  {%- if not spark_incremental._relation_exists(log_relation) -%}
+    {{- return(found) -}}
+  {%- endif -%}
+  {%- set sql -%}
+    with current_state as (
+        {{ spark_incremental._manifest_current_sql(log_relation) }}
+    )
+    select
+        model,
+        date_format(last_success, 'yyyy-MM-dd HH:mm:ss') as last_success,
+        mutability_type,
+        date_format(last_refresh, 'yyyy-MM-dd HH:mm:ss') as last_refresh,
+        high_water_mark,
+        high_water_mark_type,
+        last_action
+    from current_state
+    where model != {{ spark_incremental._quote(spark_incremental._lock_model_name()) }}
+  {%- endset -%}
+  {%- for row in spark_incremental._fetch_rows(sql) -%}
+    {%- do found.update({row[0]: {
+        'last_success': row[1], 'mutability_type': row[2], 'last_refresh': row[3],
+        'high_water_mark': row[4], 'high_water_mark_type': row[5], 'last_action': row[6]}}) -%}
+  {%- endfor -%}
+  {{- return(found) -}}
+{%- endmacro %}
+
+
+{#- Enabled managed_incremental models by name. -#}
+{% macro _managed_nodes() -%}
+  {%- set found = {} -%}
+  {%- for node in graph.nodes.values() -%}
+    {%- if node.resource_type == 'model' and node.config.materialized == 'managed_incremental' -%}
+      {%- do found.update({node.name: node}) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{- return(found) -}}
+{%- endmacro %}
+
+
+{% macro _node_mutability_type(node) -%}
+  {%- set mutability = node.config.get('mutability') -%}
+  {%- if mutability is none -%}
+    {{- return('upsert') -}}
+  {%- elif mutability is string -%}
+    {{- return(mutability) -}}
+  {%- endif -%}
+  {{- return(mutability.get('type')) -}}
+{%- endmacro %}
+
+
+{#- What the next run of a managed_incremental model would do, in words. -#}
+{% macro _managed_next_run_text(node, row, now) -%}
+  {%- set mtype = spark_incremental._node_mutability_type(node) -%}
+  {%- if not row.get('mutability_type') -%}
+    {{- return('build (no state yet)') -}}
+  {%- endif -%}
+  {%- if row.mutability_type != mtype -%}
+    {{- return('full refresh: mutability type changed from ' ~ row.mutability_type ~ ' to ' ~ mtype) -}}
+  {%- endif -%}
+  {%- if mtype == 'immutable' -%}
+    {{- return('skip: immutable (built once)') -}}
+  {%- endif -%}
+  {%- set params = (node.config.get('mutability') or {}).get('type_params', {}) if node.config.get('mutability') is mapping else {} -%}
+  {%- set cron_text = params.get('update_cron') or ('0 * * * *' if mtype == 'full_mutation' else none) -%}
+  {%- if cron_text -%}
+    {%- set cron = spark_incremental._cron_parse(cron_text, "model '" ~ node.name ~ "': update_cron") -%}
+    {%- set due = spark_incremental._cron_due(cron, spark_incremental._parse_ts(row.last_refresh), now) -%}
+    {%- if not due.due -%}
+      {{- return('skip: next refresh due at ' ~ spark_incremental._ts_text(due.next_due)) -}}
+    {%- endif -%}
+    {%- if mtype == 'full_mutation' -%}
+      {{- return('rebuild: refresh due since ' ~ spark_incremental._ts_text(due.next_due)) -}}
+    {%- endif -%}
+  {%- endif -%}
+  {%- if mtype == 'upsert' -%}
+    {{- return('upsert the query rows on ' ~ node.config.get('unique_key')) -}}
+  {%- endif -%}
+  {%- if row.get('high_water_mark') is not none -%}
+    {{- return('read rows past the high-water mark ' ~ row.high_water_mark
+        ~ (' minus the grace period' if params.get('grace_period') else '')) -}}
+  {%- endif -%}
+  {{- return('read the whole along window') -}}
+{%- endmacro %}

@@ -1,0 +1,72 @@
+{#- Column and relation helpers for managed_incremental. All of them only read. -#}
+
+{#- The model query's columns as [(name, type)], from `describe query` (no data read). -#}
+{% macro _managed_query_columns(sql) -%}
+  {%- set rows = spark_incremental._fetch_rows('describe query select * from (\n' ~ sql ~ '\n) as si_query') -%}
+  {%- set columns = [] -%}
+  {%- for row in rows -%}
+    {%- do columns.append((row[0], row[1])) -%}
+  {%- endfor -%}
+  {{- return(columns) -}}
+{%- endmacro %}
+
+
+{#- A table's columns in table order as [(name, type)] and its partition columns. -#}
+{% macro _managed_describe(relation) -%}
+  {%- set rows = spark_incremental._fetch_rows('describe table ' ~ relation) -%}
+  {%- set columns = [] -%}
+  {%- set partition_by = [] -%}
+  {%- set section = {'name': 'columns'} -%}
+  {%- for row in rows -%}
+    {%- set name = (row[0] or '') | trim -%}
+    {%- if name == '# Partition Information' -%}
+      {%- do section.update({'name': 'partitions'}) -%}
+    {%- elif name == '' or name.startswith('#') -%}
+      {%- if section.name == 'partitions' and name == '' -%}
+        {%- do section.update({'name': 'other'}) -%}
+      {%- endif -%}
+    {%- elif section.name == 'columns' -%}
+      {%- do columns.append((name, row[1])) -%}
+    {%- elif section.name == 'partitions' -%}
+      {%- do partition_by.append(name) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{- return({'columns': columns, 'partition_by': partition_by}) -}}
+{%- endmacro %}
+
+
+{#- Names of (name, type) columns joined for a select list, with an optional alias. -#}
+{% macro _managed_column_list(columns, alias=none) -%}
+  {%- set prefix = alias ~ '.' if alias else '' -%}
+  {%- set names = [] -%}
+  {%- for name, data_type in columns -%}
+    {%- do names.append(prefix ~ adapter.quote(name)) -%}
+  {%- endfor -%}
+  {{- return(names | join(',\n        ')) -}}
+{%- endmacro %}
+
+
+{#- The columns added and removed between the target and the query (names, any case). -#}
+{% macro _managed_column_changes(target_columns, query_columns) -%}
+  {%- set old = target_columns | map(attribute=0) | map('lower') | list -%}
+  {%- set new = query_columns | map(attribute=0) | map('lower') | list -%}
+  {{- return({
+      'added': new | reject('in', old) | list,
+      'removed': old | reject('in', new) | list,
+  }) -}}
+{%- endmacro %}
+
+
+{#- A relation beside the target: same schema, identifier + suffix. -#}
+{% macro _managed_sibling(target, suffix) -%}
+  {{- return(api.Relation.create(database=target.database, schema=target.schema,
+                                 identifier=target.identifier ~ suffix, type='table')) -}}
+{%- endmacro %}
+
+
+{#- Does the relation exist? Uses dbt's relation cache (filled at the start of the run,
+    kept current by adapter.rename_relation / drop_relation). -#}
+{% macro _managed_exists(relation) -%}
+  {{- return(adapter.get_relation(database=relation.database, schema=relation.schema,
+                                  identifier=relation.identifier)) -}}
+{%- endmacro %}

@@ -1,0 +1,165 @@
+{#- managed_incremental: the model declares how its source mutates; each run builds the
+    cheapest correct update and records its state in the manifest log.
+
+      validate (no SQL) -> describe the query (reads nothing) -> pre-hooks
+      -> recover leftovers of an interrupted run -> read state -> plan -> write
+      -> record state -> one log line -> post-hooks
+
+    See docs/managed_incremental.md for the user-facing contract. -#}
+{% materialization managed_incremental, adapter='spark', supported_languages=['sql'] %}
+  {%- set cfg = spark_incremental._managed_config() -%}
+  {%- set target = this.incorporate(type='table') -%}
+  {%- set query_columns = spark_incremental._managed_query_columns(compiled_code) -%}
+  {%- set cfg = spark_incremental._managed_validate_columns(cfg, query_columns) -%}
+
+  {{ run_hooks(pre_hooks) }}
+
+  {%- for message in spark_incremental._managed_recover(target) -%}
+    {%- do spark_incremental._log(cfg.model ~ ': ' ~ message) -%}
+  {%- endfor -%}
+
+  {%- set existing = spark_incremental._managed_exists(target) -%}
+  {%- set state = spark_incremental._managed_read_state(cfg.model) -%}
+  {%- set now = spark_incremental.now() -%}
+  {%- set flags = {
+      'full_refresh': should_full_refresh(),
+      'target_exists': existing is not none,
+      'target_is_table': existing is not none and not existing.is_view,
+  } -%}
+  {%- set plan = spark_incremental._managed_plan(cfg, state, now, flags) -%}
+
+  {%- set target_desc = none -%}
+  {%- if plan.is_incremental -%}
+    {%- set target_desc = spark_incremental._managed_check_target(cfg, state, target, query_columns) -%}
+    {%- if plan.action == 'append' and state.high_water_mark is not none -%}
+      {%- do flags.update({'unrecorded_rows': spark_incremental._managed_unrecorded_rows(cfg, state, target)}) -%}
+      {%- set plan = spark_incremental._managed_plan(cfg, state, now, flags) -%}
+    {%- endif -%}
+  {%- endif -%}
+
+  {%- set result = spark_incremental._managed_execute(plan, cfg, target, existing, compiled_code, target_desc) -%}
+  {%- set message = spark_incremental._managed_message(plan, cfg, state, result) -%}
+
+  {%- if plan.action != 'skip' -%}
+    {%- set high_water_mark = spark_incremental._managed_new_high_water_mark(plan, cfg, state, result) -%}
+    {%- do spark_incremental._managed_write_state(
+        cfg.model,
+        cfg.mutability_type,
+        now,
+        high_water_mark,
+        cfg.along_type if cfg.along else none,
+        {
+            'fingerprint': cfg.fingerprint,
+            'update_cron': cfg.update_cron,
+            'grace_period': cfg.grace.text if cfg.grace else none,
+            'rows_written': result.rows,
+            'partitions_replaced': result.partitions,
+            'plan_action': plan.action,
+        },
+        message) -%}
+  {%- endif -%}
+  {%- for relation in result.get('cleanup', []) -%}
+    {%- do adapter.drop_relation(relation) -%}
+  {%- endfor -%}
+  {%- do spark_incremental._log(cfg.model ~ ': ' ~ message) -%}
+
+  {%- call statement('main') -%}
+    select {{ spark_incremental._quote(plan.action) }} as spark_incremental_action
+  {%- endcall -%}
+
+  {{ run_hooks(post_hooks) }}
+
+  {%- if plan.action != 'skip' -%}
+    {%- do persist_docs(target, model) -%}
+    {%- do apply_grants(target, config.get('grants'), should_revoke(existing, full_refresh_mode=(plan.action == 'build'))) -%}
+  {%- endif -%}
+
+  {{ return({'relations': [target]}) }}
+{% endmaterialization %}
+
+
+{#- Before an incremental write: the target's columns must still match the query's, and
+    the along column must keep its type. Returns the target's description. -#}
+{% macro _managed_check_target(cfg, state, target, query_columns) -%}
+  {%- set target_desc = spark_incremental._managed_describe(target) -%}
+  {%- set changes = spark_incremental._managed_column_changes(target_desc.columns, query_columns) -%}
+  {%- if changes.added or changes.removed -%}
+    {%- do exceptions.raise_compiler_error("spark_incremental: model '" ~ cfg.model ~ "': its columns changed since "
+        ~ target ~ " was built (added: " ~ (changes.added | join(', ') or 'none') ~ "; removed: "
+        ~ (changes.removed | join(', ') or 'none') ~ "). Run it once with --full-refresh to rebuild it.") -%}
+  {%- endif -%}
+  {%- if cfg.along and state and state.high_water_mark_type and state.high_water_mark_type != cfg.along_type -%}
+    {%- do exceptions.raise_compiler_error("spark_incremental: model '" ~ cfg.model ~ "': " ~ cfg.along_key ~ " '"
+        ~ cfg.along ~ "' changed type from " ~ state.high_water_mark_type ~ " to " ~ cfg.along_type
+        ~ ". Run it once with --full-refresh to rebuild it.") -%}
+  {%- endif -%}
+  {{- return(target_desc) -}}
+{%- endmacro %}
+
+
+{#- Does the target hold rows past the recorded high-water mark (written by a run that
+    died before recording its state)? Cheap: one row, pruned when partitioned by along. -#}
+{% macro _managed_unrecorded_rows(cfg, state, target) -%}
+  {%- set sql -%}
+    select 1 from {{ target }}
+    where {{ cfg.along }} > {{ spark_incremental._along_literal(state.high_water_mark, cfg.along_type) }}
+    limit 1
+  {%- endset -%}
+  {{- return(spark_incremental._fetch_rows(sql) | length > 0) -}}
+{%- endmacro %}
+
+
+{#- The high-water mark after this run: a build resets it to the largest loaded value;
+    incremental runs never move it backwards. -#}
+{% macro _managed_new_high_water_mark(plan, cfg, state, result) -%}
+  {%- if not cfg.along -%}
+    {{- return(none) -}}
+  {%- endif -%}
+  {%- set old = state.high_water_mark if state and plan.action != 'build' else none -%}
+  {%- set new = result.max -%}
+  {%- if old is none -%}
+    {{- return(new) -}}
+  {%- elif new is none -%}
+    {{- return(old) -}}
+  {%- endif -%}
+  {{- return(new if spark_incremental._along_compare(new, old, cfg.along_kind) > 0 else old) -}}
+{%- endmacro %}
+
+
+{#- The one line that says what the run did and why, e.g. 'built once (10 rows)',
+    'skipped: immutable', "appended 3 rows with ds > '2020-01-01'",
+    'upserted 7 rows on booking_id: replaced 3 partitions'. -#}
+{% macro _managed_message(plan, cfg, state, result) -%}
+  {%- if plan.action == 'skip' -%}
+    {{- return(plan.reason) -}}
+  {%- endif -%}
+  {%- set rows = result.rows ~ ' row' ~ ('s' if result.rows != 1 else '') -%}
+  {%- if plan.action == 'build' -%}
+    {{- return(plan.reason ~ ' (' ~ rows ~ ')') -}}
+  {%- endif -%}
+  {%- set where = '' -%}
+  {%- if cfg.along and plan.window.lower is not none -%}
+    {%- set value = plan.window.lower if cfg.along_kind == 'integer' else "'" ~ plan.window.lower ~ "'" -%}
+    {%- set where = ' with ' ~ cfg.along ~ ' ' ~ plan.window.lower_op ~ ' ' ~ value -%}
+  {%- endif -%}
+  {%- if result.get('nothing') -%}
+    {%- set scope = 'nothing to replace' -%}
+  {%- elif result.partitions is not none -%}
+    {%- set scope = 'replaced ' ~ result.partitions ~ ' partition' ~ ('s' if result.partitions != 1 else '') -%}
+  {%- elif result.detail == 'merged' -%}
+    {%- set scope = 'merged' -%}
+  {%- else -%}
+    {%- set scope = 'rewrote the table' -%}
+  {%- endif -%}
+  {%- set detail = (', ' ~ result.detail) if result.detail and result.detail != 'merged' else '' -%}
+  {%- set keyed = ' on ' ~ cfg.unique_key | join(', ') -%}
+  {%- if plan.action == 'append' and not plan.by_key -%}
+    {{- return('appended ' ~ rows ~ where) -}}
+  {%- elif plan.action == 'append' -%}
+    {{- return('appended ' ~ rows ~ where ~ ' (upsert' ~ keyed ~ ': ' ~ scope ~ detail ~ ')') -}}
+  {%- elif plan.action == 'replace_range' -%}
+    {{- return('replaced rows' ~ where ~ ' by ' ~ rows ~ (' (upsert' ~ keyed ~ ')' if plan.by_key else '') ~ ': '
+        ~ scope ~ detail ~ '; ' ~ plan.reason) -}}
+  {%- endif -%}
+  {{- return('upserted ' ~ rows ~ keyed ~ ': ' ~ scope ~ detail) -}}
+{%- endmacro %}

@@ -1,0 +1,152 @@
+{#- Decide what a managed_incremental run does. A pure function of its inputs (no SQL),
+    so it is computed the same way at compile time (is_incremental(), along_min(), ...)
+    and in the materialization, and so later contracts (change descriptions, time
+    intervals, forward-only) can add inputs and actions here.
+
+    cfg:   from _managed_config() (optionally enriched by _managed_validate_columns()).
+    state: from _managed_read_state(), or none.
+    now:   naive UTC datetime (spark_incremental.now()).
+    flags: {full_refresh: bool, target_exists: bool, target_is_table: bool,
+            unrecorded_rows: bool (the target holds rows past the recorded high-water
+            mark: an earlier run died after writing them)}.
+
+    Returns {action, reason, is_incremental, window: {lower, lower_op, upper},
+             replace_lower, by_key, next_due}:
+      action 'build'         build the whole model and swap it in (reason says why);
+             'skip'          do nothing (reason: 'skipped: ...');
+             'append'        insert rows with along > high-water mark;
+             'replace_range' replace the target rows with along > replace_lower by the
+                             source rows in that range (grace period, or recovery);
+             'upsert'        insert or replace the query's rows by unique_key.
+      window: the source filter on the along column (text bounds; none = unbounded).
+      by_key: target rows whose unique_key is among the new rows are replaced. -#}
+{% macro _managed_plan(cfg, state, now, flags) -%}
+  {%- set mtype = cfg.mutability_type -%}
+  {%- set along_types = ['append_only', 'ds_append_only', 'incremental_indicator'] -%}
+  {%- set by_key = cfg.unique_key | length > 0 -%}
+  {%- set plan = {
+      'action': none,
+      'reason': none,
+      'window': {'lower': none, 'lower_op': '>=', 'upper': none},
+      'replace_lower': none,
+      'by_key': false,
+      'next_due': none,
+  } -%}
+  {%- if mtype in along_types -%}
+    {%- do plan.window.update({'lower': cfg.min, 'lower_op': '>=', 'upper': cfg.max}) -%}
+  {%- endif -%}
+
+  {#- 1. builds -#}
+  {%- set build_reason = spark_incremental._managed_build_reason(cfg, state, flags) -%}
+  {%- if build_reason is not none -%}
+    {%- do plan.update({'action': 'build', 'reason': build_reason}) -%}
+    {{- return(spark_incremental._managed_plan_done(plan)) -}}
+  {%- endif -%}
+
+  {#- 2. schedules -#}
+  {%- if mtype == 'immutable' -%}
+    {%- do plan.update({'action': 'skip', 'reason': 'skipped: immutable'}) -%}
+    {{- return(spark_incremental._managed_plan_done(plan)) -}}
+  {%- endif -%}
+  {%- if cfg.cron is not none -%}
+    {%- set due = spark_incremental._cron_due(cfg.cron, state.last_refresh if state else none, now) -%}
+    {%- do plan.update({'next_due': due.next_due}) -%}
+    {%- set cron_text = "update_cron '" ~ cfg.update_cron ~ "'" -%}
+    {%- if not due.due -%}
+      {%- do plan.update({'action': 'skip', 'reason': 'skipped: next refresh due at '
+          ~ spark_incremental._ts_text(due.next_due) ~ ' (' ~ cron_text ~ ')'}) -%}
+      {{- return(spark_incremental._managed_plan_done(plan)) -}}
+    {%- endif -%}
+    {%- if mtype == 'full_mutation' -%}
+      {%- do plan.update({'action': 'build', 'reason': 'refreshed: '
+          ~ (cron_text ~ ' was due at ' ~ spark_incremental._ts_text(due.next_due) if due.next_due else 'first refresh')}) -%}
+      {{- return(spark_incremental._managed_plan_done(plan)) -}}
+    {%- endif -%}
+  {%- endif -%}
+
+  {#- 3. incremental writes -#}
+  {%- if mtype == 'upsert' -%}
+    {%- do plan.update({'action': 'upsert', 'reason': 'upsert on ' ~ cfg.unique_key | join(', '), 'by_key': true}) -%}
+    {{- return(spark_incremental._managed_plan_done(plan)) -}}
+  {%- endif -%}
+  {%- set hwm = state.high_water_mark -%}
+  {%- set kind = spark_incremental._along_kind(state.high_water_mark_type) -%}
+  {%- if hwm is none -%}
+    {#- nothing loaded yet: read the whole window again, nothing to replace but new keys -#}
+    {%- do plan.update({'action': 'append', 'reason': 'nothing loaded yet', 'by_key': by_key}) -%}
+    {{- return(spark_incremental._managed_plan_done(plan)) -}}
+  {%- endif -%}
+  {%- set grace = spark_incremental._grace_for_kind(cfg.grace, kind,
+      "model '" ~ cfg.model ~ "': mutability.type_params.grace_period") if cfg.grace is not none else none -%}
+  {%- if grace is not none and grace -%}
+    {%- set lower = spark_incremental._grace_subtract(hwm, grace, kind) -%}
+    {%- do plan.window.update({'lower': lower, 'lower_op': '>'}) -%}
+    {%- do plan.update({'action': 'replace_range', 'replace_lower': lower, 'by_key': by_key,
+        'reason': 'grace_period ' ~ cfg.grace.text ~ ' before the high-water mark ' ~ hwm}) -%}
+  {%- elif flags.get('unrecorded_rows') -%}
+    {%- do plan.window.update({'lower': hwm, 'lower_op': '>'}) -%}
+    {%- do plan.update({'action': 'replace_range', 'replace_lower': hwm, 'by_key': by_key,
+        'reason': 'the target holds rows past the recorded high-water mark ' ~ hwm
+            ~ ' (an earlier run stopped before recording its state): replacing them instead of appending'}) -%}
+  {%- else -%}
+    {%- do plan.window.update({'lower': hwm, 'lower_op': '>'}) -%}
+    {%- do plan.update({'action': 'append', 'reason': 'high-water mark ' ~ hwm, 'by_key': by_key}) -%}
+  {%- endif -%}
+  {{- return(spark_incremental._managed_plan_done(plan)) -}}
+{%- endmacro %}
+
+
+{#- Why the whole model must be built, or none. -#}
+{% macro _managed_build_reason(cfg, state, flags) -%}
+  {%- set first = 'built once' if cfg.mutability_type == 'immutable' else 'built: first build' -%}
+  {%- if not flags.target_exists -%}
+    {{- return(first if state is none else first ~ ' (the table did not exist)') -}}
+  {%- endif -%}
+  {%- if flags.full_refresh -%}
+    {{- return('full refresh: --full-refresh') -}}
+  {%- endif -%}
+  {%- if not flags.target_is_table -%}
+    {{- return('full refresh: the target is a view, not a table') -}}
+  {%- endif -%}
+  {%- if state is none -%}
+    {{- return(none if cfg.mutability_type == 'upsert' else 'full refresh: the manifest holds no state for this model') -}}
+  {%- endif -%}
+  {%- if state.mutability_type != cfg.mutability_type -%}
+    {{- return('full refresh: mutability type changed from ' ~ state.mutability_type ~ ' to ' ~ cfg.mutability_type) -}}
+  {%- endif -%}
+  {%- set old = (state.state or {}).get('fingerprint') -%}
+  {%- if old is mapping -%}
+    {%- for key, value in cfg.fingerprint.items() -%}
+      {%- if key in old and old[key] != value -%}
+        {{- return('full refresh: ' ~ key ~ ' changed from ' ~ old[key] ~ ' to ' ~ value) -}}
+      {%- endif -%}
+    {%- endfor -%}
+  {%- endif -%}
+  {{- return(none) -}}
+{%- endmacro %}
+
+
+{% macro _managed_plan_done(plan) -%}
+  {%- do plan.update({'is_incremental': plan.action in ['append', 'replace_range', 'upsert']}) -%}
+  {{- return(plan) -}}
+{%- endmacro %}
+
+
+{#- The plan for the model being compiled or run, from its config, the manifest state and
+    the target as they are now (a leftover <name>__si_old counts as the target: the run
+    restores it before it plans). Used by is_incremental(), along_min(), along_max(). -#}
+{% macro _managed_current_plan() -%}
+  {%- set cfg = spark_incremental._managed_config() -%}
+  {%- set target = this.incorporate(type='table') -%}
+  {%- set existing = spark_incremental._managed_exists(target) -%}
+  {%- if existing is none -%}
+    {%- set existing = spark_incremental._managed_exists(spark_incremental._managed_sibling(target, '__si_old')) -%}
+  {%- endif -%}
+  {%- set state = spark_incremental._managed_read_state(cfg.model) -%}
+  {%- set flags = {
+      'full_refresh': should_full_refresh(),
+      'target_exists': existing is not none,
+      'target_is_table': existing is not none and not existing.is_view,
+  } -%}
+  {{- return({'cfg': cfg, 'state': state, 'plan': spark_incremental._managed_plan(cfg, state, spark_incremental.now(), flags)}) -}}
+{%- endmacro %}

@@ -1,0 +1,515 @@
+{#- The write paths of managed_incremental. Each returns
+    {rows: rows written this run, partitions: partitions replaced (or none), max: largest
+    along value among the written rows (text) or none, detail: extra words for the log}.
+
+    build          <name>__si_new beside the target, then swap (delta/iceberg: create or replace)
+    append         insert into (no unique_key, nothing to replace)
+    replace        parquet/orc: stage, then overwrite only the affected partitions
+                   (the whole table when unpartitioned); delta/iceberg/hudi: delete + merge -#}
+
+{% macro _managed_execute(plan, cfg, target, existing, sql, target_desc) -%}
+  {%- if plan.action == 'skip' -%}
+    {{- return({'rows': none, 'partitions': none, 'max': none, 'detail': ''}) -}}
+  {%- elif plan.action == 'build' -%}
+    {{- return(spark_incremental._managed_build(plan, cfg, target, existing, sql)) -}}
+  {%- elif plan.action == 'append' and not plan.by_key -%}
+    {{- return(spark_incremental._managed_append(plan, cfg, target, sql, target_desc)) -}}
+  {%- elif cfg.file_format in ['delta', 'iceberg', 'hudi'] -%}
+    {{- return(spark_incremental._managed_merge(plan, cfg, target, sql, target_desc)) -}}
+  {%- endif -%}
+  {{- return(spark_incremental._managed_replace(plan, cfg, target, sql, target_desc)) -}}
+{%- endmacro %}
+
+
+{#- The model query limited to the plan's window on the along column. -#}
+{% macro _managed_windowed_sql(plan, cfg, sql) -%}
+  {%- set filter = spark_incremental._along_window_sql(cfg.along, plan.window, cfg.along_type) if cfg.along else 'true' -%}
+select * from (
+{{ sql }}
+) as si_source
+where {{ filter }}
+{%- endmacro %}
+
+
+{#- count(*) and max(along) (as text) of a relation, optionally filtered. -#}
+{% macro _managed_stats(relation, cfg, where='true', extra=[]) -%}
+  {%- set sql -%}
+    select
+        count(*) as row_count,
+        {{ 'cast(max(' ~ cfg.along ~ ') as string)' if cfg.along else 'cast(null as string)' }} as max_along
+        {%- for expression in extra %},
+        {{ expression }}
+        {%- endfor %}
+    from {{ relation }}
+    where {{ where }}
+  {%- endset -%}
+  {%- set row = spark_incremental._fetch_rows(sql)[0] -%}
+  {{- return(row) -}}
+{%- endmacro %}
+
+
+{#- ------------------------------------------------------------------ build -#}
+{% macro _managed_build(plan, cfg, target, existing, sql) -%}
+  {%- set body = spark_incremental._managed_windowed_sql(plan, cfg, sql) -%}
+  {%- if cfg.file_format in ['delta', 'iceberg'] -%}
+    {#- one atomic statement on table formats -#}
+    {%- if existing is not none and existing.is_view -%}
+      {%- do adapter.drop_relation(existing) -%}
+    {%- endif -%}
+    {%- do adapter.execute(spark_incremental._managed_create_sql(target, body, replace=true), fetch=false) -%}
+    {%- set stats = spark_incremental._managed_stats(target, cfg) -%}
+    {{- return({'rows': stats[0], 'partitions': none, 'max': stats[1], 'detail': ''}) -}}
+  {%- endif -%}
+  {%- set new = spark_incremental._managed_sibling(target, '__si_new') -%}
+  {%- set old = spark_incremental._managed_sibling(target, '__si_old') -%}
+  {#- no leftovers here: _managed_recover ran first -#}
+  {%- do adapter.execute(spark_incremental._managed_create_sql(new, body), fetch=false) -%}
+  {%- set stats = spark_incremental._managed_stats(new, cfg) -%}
+  {%- if existing is not none -%}
+    {%- do adapter.rename_relation(existing, old) -%}
+    {%- do spark_incremental._managed_fault('after_rename_old') -%}
+  {%- endif -%}
+  {%- do adapter.rename_relation(new, target) -%}
+  {%- if existing is not none -%}
+    {%- do adapter.drop_relation(old.incorporate(type=existing.type)) -%}
+  {%- endif -%}
+  {{- return({'rows': stats[0], 'partitions': none, 'max': stats[1], 'detail': ''}) -}}
+{%- endmacro %}
+
+
+{#- create table <relation> with the model's layout (file_format, partition_by,
+    clustered_by, options, tblproperties) as <body>. -#}
+{% macro _managed_create_sql(relation, body, replace=false) -%}
+create {{ 'or replace ' if replace }}table {{ relation }}
+  {{ file_format_clause() }}
+  {{ options_clause() }}
+  {{ partition_cols(label="partitioned by") }}
+  {{ clustered_cols(label="clustered by") }}
+  {{ comment_clause() }}
+  {{ tblproperties_clause() }}
+as
+{{ body }}
+{%- endmacro %}
+
+
+{#- ----------------------------------------------------------------- append -#}
+{#- Rows past the high-water mark, appended with one insert. The plan checked first that
+    the target holds no rows past the mark (else it replaces that range instead). -#}
+{% macro _managed_append(plan, cfg, target, sql, target_desc) -%}
+  {%- set body = spark_incremental._managed_windowed_sql(plan, cfg, sql) -%}
+  {%- set insert_sql -%}
+insert into table {{ target }}
+select
+        {{ spark_incremental._managed_column_list(target_desc.columns) }}
+from (
+{{ body }}
+) as si_window
+  {%- endset -%}
+  {%- do adapter.execute(insert_sql, fetch=false) -%}
+  {%- do spark_incremental._managed_fault('after_write') -%}
+  {%- set lower_only = {'lower': plan.window.lower, 'lower_op': plan.window.lower_op, 'upper': none} -%}
+  {%- set stats = spark_incremental._managed_stats(target, cfg,
+      spark_incremental._along_window_sql(cfg.along, lower_only, cfg.along_type)) -%}
+  {{- return({'rows': stats[0], 'partitions': none, 'max': stats[1], 'detail': ''}) -}}
+{%- endmacro %}
+
+
+{#- ---------------------------------------------------------------- replace -#}
+{#- Parquet / orc, no MERGE and no DELETE:
+    1. stage the new rows in <name>__si_stage (the query runs once);
+    2. find the affected partitions: those the new rows land in, those holding target
+       rows in the replaced along range, and those holding target rows with a unique_key
+       among the new rows (optionally only where upsert_date_key >= the new rows' min
+       minus upsert_lookback_days), so rows can move between partitions;
+    3. write (target rows of those partitions not replaced) + (new rows) + one marker row
+       per affected partition into <name>__si_apply (target untouched so far);
+    4. insert overwrite only those partitions from <name>__si_apply (dynamic partition
+       overwrite), drop the affected partitions left empty;
+    5. drop the staging tables after the state is recorded.
+    If the run dies in step 4, <name>__si_apply still holds the full new content of the
+    affected partitions, and the next run re-applies it first (_managed_recover). An
+    unpartitioned target is handled the same way as one partition: the whole table. -#}
+{% macro _managed_replace(plan, cfg, target, sql, target_desc) -%}
+  {%- set stage = spark_incremental._managed_sibling(target, '__si_stage') -%}
+  {%- set apply = spark_incremental._managed_sibling(target, '__si_apply') -%}
+  {%- set columns = target_desc.columns -%}
+  {%- set partition_columns = spark_incremental._managed_partition_columns(target_desc) -%}
+  {%- set body = spark_incremental._managed_windowed_sql(plan, cfg, sql) -%}
+
+  {#- 1. stage (no leftovers here: _managed_recover ran first) -#}
+  {%- set stage_sql -%}
+create table {{ stage }}
+using parquet
+as
+select
+        {{ spark_incremental._managed_column_list(columns) }}
+from (
+{{ body }}
+) as si_window
+  {%- endset -%}
+  {%- do adapter.execute(stage_sql, fetch=false) -%}
+  {#- row count and max(along) of the new rows: a query of its own only when needed
+      first (unpartitioned target, or upsert_date_key, whose bound must be a literal so
+      Spark prunes); else they come with the affected partitions below -#}
+  {%- set bounded = plan.by_key and cfg.upsert_date_key -%}
+  {%- set stats = none -%}
+  {%- if partition_columns | length == 0 or bounded -%}
+    {%- set extra = ['cast(min(' ~ cfg.upsert_date_key ~ ') as string)'] if bounded else [] -%}
+    {%- set stats = spark_incremental._managed_stats(stage, cfg, 'true', extra) | list -%}
+    {%- if stats[0] == 0 and plan.replace_lower is none -%}
+      {%- do adapter.drop_relation(stage) -%}
+      {{- return({'rows': 0, 'partitions': none, 'max': none, 'detail': '', 'nothing': true}) -}}
+    {%- endif -%}
+  {%- endif -%}
+
+  {#- which target rows are replaced -#}
+  {%- set replaced = [] -%}
+  {%- if plan.replace_lower is not none -%}
+    {%- do replaced.append('coalesce(' ~ spark_incremental._along_window_sql(cfg.along,
+        {'lower': plan.replace_lower, 'lower_op': '>', 'upper': none}, cfg.along_type, 't') ~ ', false)') -%}
+  {%- endif -%}
+  {%- set key_bound = 'true' -%}
+  {%- if bounded and stats[2] is not none -%}
+    {%- set key_bound = 't.' ~ cfg.upsert_date_key ~ ' >= date_sub(to_date(' ~ spark_incremental._quote(stats[2]) ~ '), '
+        ~ cfg.upsert_lookback_days ~ ')' -%}
+  {%- endif -%}
+  {%- set key_join = spark_incremental._managed_key_join(cfg.unique_key, 't', 'k') if plan.by_key else none -%}
+
+  {#- 2. affected partitions, each flagged when new rows land in it (those cannot end
+      up empty; the others may); one aggregation, plus the new rows' totals -#}
+  {%- set affected = [] -%}
+  {%- set maybe_empty = [] -%}
+  {%- if partition_columns | length > 0 -%}
+    {%- set partition_names = partition_columns | map(attribute=0) | join(', ') -%}
+    {%- set affected_sql -%}
+    with
+
+    touched as (
+        select {{ spark_incremental._managed_partition_text(partition_columns, none) }}, 1 as gets_rows
+        from {{ stage }}
+        {%- if replaced %}
+        union all
+        select {{ spark_incremental._managed_partition_text(partition_columns, 't') }}, 0 as gets_rows
+        from {{ target }} as t
+        where {{ replaced | join(' or ') }}
+        {%- endif %}
+        {%- if key_join %}
+        union all
+        select {{ spark_incremental._managed_partition_text(partition_columns, 't') }}, 0 as gets_rows
+        from {{ target }} as t
+        left semi join {{ stage }} as k
+            on {{ key_join }}
+        where {{ key_bound }}
+        {%- endif %}
+    ),
+
+    partitions as (
+        select
+            {{ partition_names }},
+            max(gets_rows) as gets_rows,
+            cast(null as bigint) as row_count,
+            cast(null as string) as max_along
+        from touched
+        group by {{ partition_names }}
+    ),
+
+    totals as (
+        select
+            {%- for name, data_type in partition_columns %}
+            cast(null as string) as {{ name }},
+            {%- endfor %}
+            cast(null as int) as gets_rows,
+            count(*) as row_count,
+            {{ 'cast(max(' ~ cfg.along ~ ') as string)' if cfg.along else 'cast(null as string)' }} as max_along
+        from {{ stage }}
+    ),
+
+    final as (
+        select * from partitions
+        union all
+        select * from totals
+    )
+
+    select * from final
+    {%- endset -%}
+    {%- set width = partition_columns | length -%}
+    {%- set found = {'stats': stats} -%}
+    {%- for row in spark_incremental._fetch_rows(affected_sql) -%}
+      {%- if row[width + 1] is not none -%}
+        {%- if found.stats is none -%}
+          {%- do found.update({'stats': [row[width + 1], row[width + 2]]}) -%}
+        {%- endif -%}
+      {%- else -%}
+        {%- set values = [] -%}
+        {%- for name, data_type in partition_columns -%}
+          {%- do values.append(row[loop.index0]) -%}
+        {%- endfor -%}
+        {%- do affected.append(values) -%}
+        {%- if row[width] == 0 -%}
+          {%- do maybe_empty.append(values) -%}
+        {%- endif -%}
+      {%- endif -%}
+    {%- endfor -%}
+    {%- set stats = found.stats -%}
+    {%- if affected | length == 0 -%}
+      {%- do adapter.drop_relation(stage) -%}
+      {{- return({'rows': 0, 'partitions': none, 'max': stats[1], 'detail': '', 'nothing': true}) -}}
+    {%- endif -%}
+  {%- endif -%}
+
+  {#- 3. the new content of the affected partitions -#}
+  {%- set apply_sql -%}
+create table {{ apply }}
+using parquet
+tblproperties ('spark_incremental.apply_for' = {{ spark_incremental._quote(target.schema ~ '.' ~ target.identifier) }})
+as
+with
+
+new_rows as (
+    select
+        {{ spark_incremental._managed_column_list(columns) }}
+    from {{ stage }}
+),
+
+kept as (
+    select
+        {{ spark_incremental._managed_column_list(columns, 't') }}
+    from {{ target }} as t
+    {%- if key_join %}
+    left anti join new_rows as k
+        on {{ key_join }}
+    {%- endif %}
+    where
+        {{ spark_incremental._managed_partition_predicate(partition_columns, affected, 't') if partition_columns else 'true' }}
+        {%- if replaced %}
+        and not ({{ replaced | join(' or ') }})
+        {%- endif %}
+),
+
+{%- if partition_columns %}
+
+markers as (
+    {{ spark_incremental._managed_marker_sql(columns, partition_columns, affected) }}
+),
+{%- endif %}
+
+final as (
+    select *, false as __si_marker from kept
+    union all
+    select *, false as __si_marker from new_rows
+    {%- if partition_columns %}
+    union all
+    select * from markers
+    {%- endif %}
+)
+
+select * from final
+  {%- endset -%}
+  {%- do adapter.execute(apply_sql, fetch=false) -%}
+
+  {#- 4. overwrite -#}
+  {%- set applied = spark_incremental._managed_apply_overwrite(target, apply, target_desc, maybe_empty) -%}
+  {%- do spark_incremental._managed_fault('after_write') -%}
+  {{- return({'rows': stats[0], 'partitions': affected | length if partition_columns else none, 'max': stats[1],
+              'detail': applied.detail, 'cleanup': [apply, stage]}) -}}
+{%- endmacro %}
+
+
+{#- Overwrite the target from <name>__si_apply: only its partitions (dynamic partition
+    overwrite, mode reset afterwards), then drop the affected partitions that ended up
+    empty. Unpartitioned: the whole table. Idempotent, so recovery can run it again.
+    maybe_empty: the partitions that may end up empty (list of value lists), or none
+    when unknown (recovery: all of the apply table's partitions are checked). -#}
+{% macro _managed_apply_overwrite(target, apply, target_desc, maybe_empty=none) -%}
+  {%- set recovering = maybe_empty is none -%}
+  {%- set columns = target_desc.columns -%}
+  {%- set partition_columns = spark_incremental._managed_partition_columns(target_desc) -%}
+  {%- set select_sql -%}
+select
+        {{ spark_incremental._managed_column_list(columns) }}
+from {{ apply }}
+where not __si_marker
+  {%- endset -%}
+  {%- if partition_columns | length == 0 -%}
+    {%- if not recovering -%}
+      {%- do spark_incremental._managed_fault('before_overwrite') -%}
+    {%- endif -%}
+    {%- do adapter.execute('insert overwrite table ' ~ target ~ '\n' ~ select_sql, fetch=false) -%}
+    {{- return({'partitions': none, 'detail': ''}) -}}
+  {%- endif -%}
+  {%- set names = partition_columns | map(attribute=0) | list -%}
+  {%- set summary_sql -%}
+    select
+        {{ spark_incremental._managed_partition_text(partition_columns, none) }},
+        max(case when __si_marker then 0 else 1 end) as has_rows
+    from {{ apply }}
+    {%- if not recovering %}
+    where {{ spark_incremental._managed_partition_predicate(partition_columns, maybe_empty, none) }}
+    {%- endif %}
+    group by {{ names | join(', ') }}
+  {%- endset -%}
+  {%- set partitions = spark_incremental._fetch_rows(summary_sql) if recovering or maybe_empty else [] -%}
+  {%- set partition_count = partitions | length if recovering else none -%}
+  {%- if not recovering -%}
+    {%- do spark_incremental._managed_fault('before_overwrite') -%}
+  {%- endif -%}
+  {%- set mode = spark_incremental._fetch_rows('set spark.sql.sources.partitionOverwriteMode')[0][1] -%}
+  {%- do adapter.execute('set spark.sql.sources.partitionOverwriteMode = dynamic', fetch=false) -%}
+  {%- do adapter.execute('insert overwrite table ' ~ target ~ ' partition (' ~ names | join(', ') ~ ')\n' ~ select_sql, fetch=false) -%}
+  {%- do adapter.execute('set spark.sql.sources.partitionOverwriteMode = ' ~ mode, fetch=false) -%}
+  {%- set emptied = [] -%}
+  {%- for row in partitions if row[names | length] == 0 -%}
+    {%- set spec = [] -%}
+    {%- for name in names -%}
+      {%- if row[loop.index0] is not none -%}
+        {%- do spec.append(name ~ ' = ' ~ spark_incremental._quote(row[loop.index0])) -%}
+      {%- endif -%}
+    {%- endfor -%}
+    {%- if spec | length == names | length -%}
+      {%- do adapter.execute('alter table ' ~ target ~ ' drop if exists partition (' ~ spec | join(', ') ~ ')', fetch=false) -%}
+      {%- do emptied.append(spec | join(', ')) -%}
+    {%- else -%}
+      {%- do spark_incremental._warn(target ~ ': partition (' ~ names | join(', ') ~ ') with a null value is now empty'
+          ~ ' but Spark cannot drop a null partition by name; its old rows remain') -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{- return({'partitions': partition_count,
+              'detail': (emptied | length ~ ' emptied and dropped') if emptied else ''}) -}}
+{%- endmacro %}
+
+
+{#- ------------------------------------------------------------------ merge -#}
+{#- delta / iceberg / hudi (untested here: no table-format jars in the test setup):
+    delete the replaced along range, then MERGE on unique_key (or insert). Each
+    statement is atomic on these formats; a run that dies between them is repaired by
+    the next run, which replaces the same range again (the state is written last). -#}
+{% macro _managed_merge(plan, cfg, target, sql, target_desc) -%}
+  {%- set stage = spark_incremental._managed_sibling(target, '__si_stage') -%}
+  {%- set columns = target_desc.columns -%}
+  {%- set body = spark_incremental._managed_windowed_sql(plan, cfg, sql) -%}
+  {%- do adapter.drop_relation(stage) -%}
+  {%- do adapter.execute('create table ' ~ stage ~ ' using parquet as\nselect\n        '
+      ~ spark_incremental._managed_column_list(columns) ~ '\nfrom (\n' ~ body ~ '\n) as si_window', fetch=false) -%}
+  {%- set stats = spark_incremental._managed_stats(stage, cfg) -%}
+  {%- if plan.replace_lower is not none -%}
+    {%- do adapter.execute('delete from ' ~ target ~ ' where ' ~ spark_incremental._along_window_sql(cfg.along,
+        {'lower': plan.replace_lower, 'lower_op': '>', 'upper': none}, cfg.along_type), fetch=false) -%}
+  {%- endif -%}
+  {%- if plan.by_key -%}
+    {%- set merge_sql -%}
+merge into {{ target }} as t
+using {{ stage }} as k
+on {{ spark_incremental._managed_key_join(cfg.unique_key, 't', 'k') }}
+when matched then update set *
+when not matched then insert *
+    {%- endset -%}
+    {%- do adapter.execute(merge_sql, fetch=false) -%}
+  {%- else -%}
+    {%- do adapter.execute('insert into ' ~ target ~ '\nselect\n        ' ~ spark_incremental._managed_column_list(columns)
+        ~ '\nfrom ' ~ stage, fetch=false) -%}
+  {%- endif -%}
+  {{- return({'rows': stats[0], 'partitions': none, 'max': stats[1], 'detail': 'merged', 'cleanup': [stage]}) -}}
+{%- endmacro %}
+
+
+{#- ---------------------------------------------------------------- helpers -#}
+{#- [(name, type)] of the target's partition columns, in partition order. -#}
+{% macro _managed_partition_columns(target_desc) -%}
+  {%- set types = {} -%}
+  {%- for name, data_type in target_desc.columns -%}
+    {%- do types.update({name | lower: data_type}) -%}
+  {%- endfor -%}
+  {%- set result = [] -%}
+  {%- for name in target_desc.partition_by -%}
+    {%- do result.append((name, types[name | lower])) -%}
+  {%- endfor -%}
+  {{- return(result) -}}
+{%- endmacro %}
+
+
+{% macro _managed_partition_text(partition_columns, alias) -%}
+  {%- set items = [] -%}
+  {%- for name, data_type in partition_columns -%}
+    {%- do items.append('cast(' ~ (alias ~ '.' if alias else '') ~ name ~ ' as string) as ' ~ name) -%}
+  {%- endfor -%}
+  {{- return(items | join(', ')) -}}
+{%- endmacro %}
+
+
+{#- Predicate selecting the listed partitions (values as text, none = null). -#}
+{% macro _managed_partition_predicate(partition_columns, values, alias) -%}
+  {%- set prefix = alias ~ '.' if alias else '' -%}
+  {%- if partition_columns | length == 1 -%}
+    {%- set name, data_type = partition_columns[0] -%}
+    {%- set literals = [] -%}
+    {%- for row in values if row[0] is not none -%}
+      {%- do literals.append(spark_incremental._along_literal(row[0], data_type)) -%}
+    {%- endfor -%}
+    {%- set parts = [] -%}
+    {%- if literals -%}
+      {%- do parts.append(prefix ~ name ~ ' in (' ~ literals | join(', ') ~ ')') -%}
+    {%- endif -%}
+    {%- if values | selectattr(0, 'none') | list | length > 0 -%}
+      {%- do parts.append(prefix ~ name ~ ' is null') -%}
+    {%- endif -%}
+    {{- return('(' ~ parts | join(' or ') ~ ')') -}}
+  {%- endif -%}
+  {%- set ors = [] -%}
+  {%- for row in values -%}
+    {%- set ands = [] -%}
+    {%- for name, data_type in partition_columns -%}
+      {%- set value = row[loop.index0] -%}
+      {%- do ands.append(prefix ~ name ~ (' is null' if value is none else ' = ' ~ spark_incremental._along_literal(value, data_type))) -%}
+    {%- endfor -%}
+    {%- do ors.append('(' ~ ands | join(' and ') ~ ')') -%}
+  {%- endfor -%}
+  {{- return('(' ~ ors | join('\n            or ') ~ ')') -}}
+{%- endmacro %}
+
+
+{#- One row per affected partition: null data columns, the partition values, marker true. -#}
+{% macro _managed_marker_sql(columns, partition_columns, values) -%}
+  {%- set partition_names = partition_columns | map(attribute=0) | map('lower') | list -%}
+  {%- set rows = [] -%}
+  {%- for row in values -%}
+    {%- set literals = [] -%}
+    {%- for name, data_type in partition_columns -%}
+      {%- do literals.append('cast(' ~ (spark_incremental._quote(row[loop.index0]) if row[loop.index0] is not none else 'null') ~ ' as ' ~ data_type ~ ')') -%}
+    {%- endfor -%}
+    {%- do rows.append('(' ~ literals | join(', ') ~ ')') -%}
+  {%- endfor -%}
+  {%- set select_items = [] -%}
+  {%- for name, data_type in columns -%}
+    {%- if name | lower in partition_names -%}
+      {%- do select_items.append('m.' ~ name) -%}
+    {%- else -%}
+      {%- do select_items.append('cast(null as ' ~ data_type ~ ') as ' ~ name) -%}
+    {%- endif -%}
+  {%- endfor -%}
+select
+        {{ select_items | join(',\n        ') }},
+        true as __si_marker
+    from values
+        {{ rows | join(',\n        ') }}
+        as m({{ partition_columns | map(attribute=0) | join(', ') }})
+{%- endmacro %}
+
+
+{% macro _managed_key_join(unique_key, left, right) -%}
+  {%- set parts = [] -%}
+  {%- for key in unique_key -%}
+    {%- do parts.append(left ~ '.' ~ key ~ ' = ' ~ right ~ '.' ~ key) -%}
+  {%- endfor -%}
+  {{- return(parts | join(' and ')) -}}
+{%- endmacro %}
+
+
+{#- Test hook: the var spark_incremental__fail_at names a point where the run stops with
+    an error, to simulate a job killed half-way ('before_overwrite', 'after_rename_old',
+    'after_write'). Never set it in production. -#}
+{% macro _managed_fault(point) -%}
+  {%- if var('spark_incremental__fail_at', none) == point -%}
+    {%- do exceptions.raise_compiler_error("spark_incremental: stopped at '" ~ point
+        ~ "' (spark_incremental__fail_at, a test hook simulating a killed run)") -%}
+  {%- endif -%}
+{%- endmacro %}

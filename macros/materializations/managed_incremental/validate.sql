@@ -1,0 +1,302 @@
+{#- Config checks for managed_incremental, run before any SQL. Every error names the
+    model, the config key, the bad value and what is allowed; nothing is written.
+
+    _managed_config() reads the model's config and returns the checked settings:
+      model, mutability_type ('immutable', 'full_mutation', 'append_only', 'ds_append_only',
+      'incremental_indicator', or 'upsert' when only unique_key is given), along (the
+      window column: type_params.along, or type_params.indicator), along_key (its config
+      key, for messages), min / max (text or none), update_cron (text or none), cron
+      (parsed), grace (parsed, see _grace_parse), unique_key / partition_by (lists),
+      file_format, upsert_date_key, upsert_lookback_days, fingerprint (the settings whose
+      change forces a rebuild). -#}
+{% macro _managed_mutability_types() -%}
+  {{- return({
+      'immutable': [],
+      'full_mutation': ['update_cron'],
+      'append_only': ['along', 'min', 'max', 'update_cron', 'grace_period'],
+      'ds_append_only': ['along', 'min', 'max', 'update_cron', 'grace_period'],
+      'incremental_indicator': ['indicator', 'update_cron', 'grace_period'],
+  }) -}}
+{%- endmacro %}
+
+
+{% macro _managed_file_formats() -%}
+  {{- return(['parquet', 'orc', 'delta', 'iceberg', 'hudi']) -}}
+{%- endmacro %}
+
+
+{% macro _managed_config() -%}
+  {%- set name = model.name -%}
+  {%- set prefix = "spark_incremental: model '" ~ name ~ "': " -%}
+  {%- set types = spark_incremental._managed_mutability_types() -%}
+  {%- set mutability = config.get('mutability') -%}
+  {%- set unique_key = spark_incremental._managed_name_list(config.get('unique_key'), 'unique_key', prefix) -%}
+  {%- set partition_by = spark_incremental._managed_name_list(config.get('partition_by'), 'partition_by', prefix) -%}
+
+  {#- keys users put at the top level by mistake -#}
+  {%- for key in ['grace_period', 'along', 'update_cron', 'incremental_indicator'] -%}
+    {%- if config.get(key) is not none -%}
+      {%- do exceptions.raise_compiler_error(prefix ~ key ~ " = " ~ config.get(key) ~ " is not a config key of its own:"
+          ~ " put it in mutability={'type': ..., 'type_params': {'" ~ ('indicator' if key == 'incremental_indicator' else key)
+          ~ "': ...}}.") -%}
+    {%- endif -%}
+  {%- endfor -%}
+
+  {%- if mutability is none -%}
+    {%- if unique_key | length == 0 -%}
+      {%- do exceptions.raise_compiler_error(prefix ~ "mutability is not set and there is no unique_key."
+          ~ " Set mutability={'type': ...} with type one of " ~ types.keys() | list | join(', ')
+          ~ ", or set unique_key for an upsert model.") -%}
+    {%- endif -%}
+    {%- set mutability = {'type': 'upsert', 'type_params': {}} -%}
+  {%- elif mutability is string -%}
+    {%- set mutability = {'type': mutability, 'type_params': {}} -%}
+  {%- elif mutability is not mapping -%}
+    {%- do exceptions.raise_compiler_error(prefix ~ "mutability = " ~ mutability ~ " is not allowed: it must be a dict"
+        ~ " {'type': one of " ~ types.keys() | list | join(', ') ~ ", 'type_params': {...}}.") -%}
+  {%- endif -%}
+
+  {%- set unknown = mutability.keys() | reject('in', ['type', 'type_params']) | list -%}
+  {%- if unknown | length > 0 -%}
+    {%- do exceptions.raise_compiler_error(prefix ~ "mutability has unknown keys " ~ unknown | join(', ')
+        ~ "; allowed: type, type_params.") -%}
+  {%- endif -%}
+  {%- set mutability_type = mutability.get('type') -%}
+  {%- if mutability_type != 'upsert' and mutability_type not in types -%}
+    {%- do exceptions.raise_compiler_error(prefix ~ "mutability.type = '" ~ mutability_type ~ "' is not allowed."
+        ~ " Allowed: " ~ types.keys() | list | join(', ') ~ " (or no mutability, with unique_key, for an upsert model).") -%}
+  {%- endif -%}
+  {%- set params = mutability.get('type_params') or {} -%}
+  {%- if params is not mapping -%}
+    {%- do exceptions.raise_compiler_error(prefix ~ "mutability.type_params = " ~ params ~ " is not allowed: it must be a dict"
+        ~ " with keys among " ~ (types.get(mutability_type) or []) | join(', ') ~ ".") -%}
+  {%- endif -%}
+  {%- set allowed_params = types.get(mutability_type) or [] -%}
+  {%- for key in params.keys() -%}
+    {%- if key not in allowed_params -%}
+      {%- do exceptions.raise_compiler_error(prefix ~ "mutability.type_params." ~ key ~ " = " ~ params[key]
+          ~ " is not allowed for type '" ~ mutability_type ~ "'. Allowed type_params: "
+          ~ (allowed_params | join(', ') if allowed_params else 'none') ~ ".") -%}
+    {%- endif -%}
+  {%- endfor -%}
+
+  {#- the window column -#}
+  {%- set along = none -%}
+  {%- set along_key = none -%}
+  {%- if mutability_type in ['append_only', 'ds_append_only'] -%}
+    {%- set along_key = 'mutability.type_params.along' -%}
+    {%- set along = params.get('along', 'ds' if mutability_type == 'ds_append_only' else none) -%}
+    {%- if along is none -%}
+      {%- do exceptions.raise_compiler_error(prefix ~ along_key ~ " is missing: type '" ~ mutability_type
+          ~ "' needs the column the data grows along, e.g. type_params={'along': 'ds'} (or use ds_append_only,"
+          ~ " where along defaults to ds).") -%}
+    {%- endif -%}
+  {%- elif mutability_type == 'incremental_indicator' -%}
+    {%- set along_key = 'mutability.type_params.indicator' -%}
+    {%- set along = params.get('indicator') -%}
+    {%- if along is none -%}
+      {%- do exceptions.raise_compiler_error(prefix ~ along_key ~ " is missing: type 'incremental_indicator' needs a"
+          ~ " monotonically increasing column (int, bigint, decimal(38,0) or timestamp), e.g."
+          ~ " type_params={'indicator': 'updated_at', 'grace_period': 3600}.") -%}
+    {%- endif -%}
+  {%- endif -%}
+  {%- if along is not none and (along is not string or not modules.re.match('^[A-Za-z_][A-Za-z0-9_]*$', along)) -%}
+    {%- do exceptions.raise_compiler_error(prefix ~ along_key ~ " = " ~ along ~ " is not allowed: it must be a column name.") -%}
+  {%- endif -%}
+
+  {#- min / max -#}
+  {%- set bounds = {'min': none, 'max': none} -%}
+  {%- for key in ['min', 'max'] -%}
+    {%- set value = params.get(key) -%}
+    {%- if value is not none -%}
+      {%- if value is not string and value is not number and value.year is not defined -%}
+        {%- do exceptions.raise_compiler_error(prefix ~ "mutability.type_params." ~ key ~ " = " ~ value
+            ~ " is not allowed: it must be a date 'YYYY-MM-DD', a timestamp 'YYYY-MM-DD HH:MM:SS' or a number.") -%}
+      {%- endif -%}
+      {%- do bounds.update({key: (value | string) if value.year is not defined else spark_incremental._ts_text(spark_incremental._parse_ts(value))}) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- if bounds['min'] is not none and bounds['max'] is not none -%}
+    {%- set kind = spark_incremental._managed_bound_kind(bounds['min'], bounds['max']) -%}
+    {%- if spark_incremental._along_compare(bounds['min'], bounds['max'], kind) > 0 -%}
+      {%- do exceptions.raise_compiler_error(prefix ~ "mutability.type_params.min = '" ~ bounds['min']
+          ~ "' is after mutability.type_params.max = '" ~ bounds['max'] ~ "'. Allowed: min <= max"
+          ~ " (defaults 1000-01-01 and 9999-12-31).") -%}
+    {%- endif -%}
+  {%- endif -%}
+
+  {#- update_cron -#}
+  {%- set update_cron = params.get('update_cron', '0 * * * *' if mutability_type == 'full_mutation' else none) -%}
+  {%- set cron = none -%}
+  {%- if update_cron is not none -%}
+    {%- set cron = spark_incremental._cron_parse(update_cron, "model '" ~ name ~ "': mutability.type_params.update_cron") -%}
+  {%- endif -%}
+
+  {#- grace_period -#}
+  {%- set grace = spark_incremental._grace_parse(params.get('grace_period'), "model '" ~ name ~ "': mutability.type_params.grace_period") -%}
+
+  {#- file format and layout -#}
+  {%- set file_format = (config.get('file_format') or 'parquet') | lower -%}
+  {%- if file_format not in spark_incremental._managed_file_formats() -%}
+    {%- do exceptions.raise_compiler_error(prefix ~ "file_format = '" ~ file_format ~ "' is not allowed. Allowed: "
+        ~ spark_incremental._managed_file_formats() | join(', ') ~ ".") -%}
+  {%- endif -%}
+  {%- if config.get('location_root') is not none -%}
+    {%- do exceptions.raise_compiler_error(prefix ~ "location_root = '" ~ config.get('location_root') ~ "' is not"
+        ~ " allowed: managed_incremental swaps managed tables by renaming them. Allowed: no location_root"
+        ~ " (set the schema's location instead).") -%}
+  {%- endif -%}
+
+  {#- upsert scan bound -#}
+  {%- set upsert_date_key = config.get('upsert_date_key') -%}
+  {%- if upsert_date_key is not none and (upsert_date_key is not string or not modules.re.match('^[A-Za-z_][A-Za-z0-9_]*$', upsert_date_key)) -%}
+    {%- do exceptions.raise_compiler_error(prefix ~ "upsert_date_key = " ~ upsert_date_key ~ " is not allowed: it must be a column name.") -%}
+  {%- endif -%}
+  {%- if upsert_date_key is not none and unique_key | length == 0 -%}
+    {%- do exceptions.raise_compiler_error(prefix ~ "upsert_date_key = '" ~ upsert_date_key ~ "' is set without a unique_key."
+        ~ " Allowed: upsert_date_key only with unique_key (it bounds the scan for existing keys).") -%}
+  {%- endif -%}
+  {%- set lookback = config.get('upsert_lookback_days', 30) -%}
+  {%- if lookback is not number or lookback is sameas true or lookback is sameas false or lookback < 0 or lookback != (lookback | int) -%}
+    {%- do exceptions.raise_compiler_error(prefix ~ "upsert_lookback_days = " ~ lookback ~ " is not allowed:"
+        ~ " it must be a whole number of days >= 0 (default 30).") -%}
+  {%- endif -%}
+
+  {%- set defaults = mutability_type in ['append_only', 'ds_append_only'] -%}
+  {{- return({
+      'model': name,
+      'mutability_type': mutability_type,
+      'along': along,
+      'along_key': along_key,
+      'min': bounds['min'] if bounds['min'] is not none or not defaults else '1000-01-01',
+      'max': bounds['max'] if bounds['max'] is not none or not defaults else '9999-12-31',
+      'min_set': bounds['min'] is not none,
+      'max_set': bounds['max'] is not none,
+      'update_cron': update_cron,
+      'cron': cron,
+      'grace': grace,
+      'unique_key': unique_key,
+      'partition_by': partition_by,
+      'file_format': file_format,
+      'upsert_date_key': upsert_date_key,
+      'upsert_lookback_days': lookback | int,
+      'fingerprint': {
+          'mutability_type': mutability_type,
+          'along': along,
+          'min': bounds['min'],
+          'max': bounds['max'],
+          'unique_key': unique_key,
+          'partition_by': partition_by,
+          'file_format': file_format,
+      },
+  }) -}}
+{%- endmacro %}
+
+
+{#- unique_key / partition_by: none, a column name or a list of them -> list. -#}
+{% macro _managed_name_list(value, key, prefix) -%}
+  {%- if value is none -%}
+    {{- return([]) -}}
+  {%- endif -%}
+  {%- set names = [value] if value is string else value -%}
+  {%- if names is not iterable or names is mapping -%}
+    {%- do exceptions.raise_compiler_error(prefix ~ key ~ " = " ~ value ~ " is not allowed: it must be a column name or a list of column names.") -%}
+  {%- endif -%}
+  {%- for name in names -%}
+    {%- if name is not string or not modules.re.match('^[A-Za-z_][A-Za-z0-9_]*$', name) -%}
+      {%- do exceptions.raise_compiler_error(prefix ~ key ~ " = " ~ value ~ " is not allowed: '" ~ name
+          ~ "' is not a column name (a column name or a list of column names).") -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{- return(names | list) -}}
+{%- endmacro %}
+
+
+{#- Kind of two configured bounds, for comparing them before the column type is known. -#}
+{% macro _managed_bound_kind(a, b) -%}
+  {%- if modules.re.match('^-?\\d+$', a | string) and modules.re.match('^-?\\d+$', b | string) -%}
+    {{- return('integer') -}}
+  {%- endif -%}
+  {%- if spark_incremental._managed_is_datetime_text(a) and spark_incremental._managed_is_datetime_text(b) -%}
+    {{- return('timestamp') -}}
+  {%- endif -%}
+  {{- return('string') -}}
+{%- endmacro %}
+
+
+{% macro _managed_is_datetime_text(value) -%}
+  {%- for fmt in ['%Y-%m-%d %H:%M:%S.%f', '%Y-%m-%d %H:%M:%S', '%Y-%m-%dT%H:%M:%S', '%Y-%m-%d %H:%M', '%Y-%m-%d'] -%}
+    {%- if spark_incremental._try_strptime(value | string | trim, fmt) is not none -%}
+      {{- return(true) -}}
+    {%- endif -%}
+  {%- endfor -%}
+  {{- return(false) -}}
+{%- endmacro %}
+
+
+{#- Checks that need the model's columns (from `describe query`, still no writes):
+    the along / indicator column exists and has a usable type, the grace period fits
+    it, unique_key / partition_by / upsert_date_key exist. Returns cfg updated with
+    along_type, along_kind, grace_amount (see _grace_for_kind), and min/max defaults
+    for date-like along columns. -#}
+{% macro _managed_validate_columns(cfg, columns) -%}
+  {%- set prefix = "spark_incremental: model '" ~ cfg.model ~ "': " -%}
+  {%- set types = {} -%}
+  {%- for name, data_type in columns -%}
+    {%- do types.update({name | lower: data_type}) -%}
+  {%- endfor -%}
+  {%- set names = columns | map(attribute=0) | list -%}
+  {%- for key, wanted in [('unique_key', cfg.unique_key), ('partition_by', cfg.partition_by),
+                          ('upsert_date_key', [cfg.upsert_date_key] if cfg.upsert_date_key else [])] -%}
+    {%- for column in wanted if column | lower not in types -%}
+      {%- do exceptions.raise_compiler_error(prefix ~ key ~ " = '" ~ column ~ "' is not a column of the model."
+          ~ " Allowed: one of its columns: " ~ names | join(', ') ~ ".") -%}
+    {%- endfor -%}
+  {%- endfor -%}
+  {%- set result = {} -%}
+  {%- do result.update(cfg) -%}
+  {%- do result.update({'along_type': none, 'along_kind': none, 'grace_amount': none}) -%}
+  {%- if cfg.grace is not none and cfg.along is none -%}
+    {%- do exceptions.raise_compiler_error(prefix ~ "mutability.type_params.grace_period needs an along column or an indicator.") -%}
+  {%- endif -%}
+  {%- if cfg.along is none -%}
+    {{- return(result) -}}
+  {%- endif -%}
+  {%- if cfg.along | lower not in types -%}
+    {%- do exceptions.raise_compiler_error(prefix ~ cfg.along_key ~ " = '" ~ cfg.along ~ "' is not a column of the model."
+        ~ " Allowed: one of its columns: " ~ names | join(', ') ~ ".") -%}
+  {%- endif -%}
+  {%- set along_type = types[cfg.along | lower] | lower -%}
+  {%- set kind = spark_incremental._along_kind(along_type) -%}
+  {%- if cfg.mutability_type == 'incremental_indicator' and kind not in ['integer', 'date', 'timestamp'] -%}
+    {%- do exceptions.raise_compiler_error(prefix ~ cfg.along_key ~ " = '" ~ cfg.along ~ "' has type " ~ along_type
+        ~ ", which cannot be a monotonically increasing indicator. Allowed types: tinyint, smallint, int, bigint,"
+        ~ " decimal(p,0) (e.g. decimal(38,0)), date, timestamp.") -%}
+  {%- endif -%}
+  {%- if kind is none -%}
+    {%- do exceptions.raise_compiler_error(prefix ~ cfg.along_key ~ " = '" ~ cfg.along ~ "' has type " ~ along_type
+        ~ ", which cannot carry a high-water mark. Allowed types: date, timestamp, string ('YYYY-MM-DD'),"
+        ~ " tinyint, smallint, int, bigint, decimal(p,0).") -%}
+  {%- endif -%}
+  {%- set grace_what = "model '" ~ cfg.model ~ "': mutability.type_params.grace_period" -%}
+  {%- do result.update({
+      'along_type': along_type,
+      'along_kind': kind,
+      'grace_amount': spark_incremental._grace_for_kind(cfg.grace, kind, grace_what),
+  }) -%}
+  {#- min / max: the 1000-01-01 / 9999-12-31 defaults only apply to date-like columns;
+      configured values must fit the column's type -#}
+  {%- for key in ['min', 'max'] -%}
+    {%- set value = cfg[key] -%}
+    {%- if not cfg[key ~ '_set'] and kind == 'integer' -%}
+      {%- do result.update({key: none}) -%}
+    {%- elif value is not none and kind == 'integer' and not modules.re.match('^-?\\d+$', value) -%}
+      {%- do exceptions.raise_compiler_error(prefix ~ "mutability.type_params." ~ key ~ " = '" ~ value ~ "' is not allowed for "
+          ~ cfg.along ~ " of type " ~ along_type ~ ": it must be a whole number.") -%}
+    {%- elif value is not none and kind in ['date', 'timestamp'] and not spark_incremental._managed_is_datetime_text(value) -%}
+      {%- do exceptions.raise_compiler_error(prefix ~ "mutability.type_params." ~ key ~ " = '" ~ value ~ "' is not allowed for "
+          ~ cfg.along ~ " of type " ~ along_type ~ ": it must be 'YYYY-MM-DD' or 'YYYY-MM-DD HH:MM:SS'.") -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{- return(result) -}}
+{%- endmacro %}

@@ -1,0 +1,19 @@
+{#- is_incremental() for managed_incremental models (dbt's own is_incremental() is always
+    false in a custom materialization). True when this run writes incrementally: the
+    target exists, is a table, this is not a --full-refresh, and the run is not a build
+    (first build, immutable build-once, full_mutation refresh, changed mutability type
+    or config). For models with any other materialization it is dbt's is_incremental(). -#}
+{% macro is_incremental() -%}
+  {{- return(adapter.dispatch('is_incremental', 'spark_incremental')()) -}}
+{%- endmacro %}
+
+
+{% macro default__is_incremental() -%}
+  {%- if not execute -%}
+    {{- return(false) -}}
+  {%- endif -%}
+  {%- if model.config.materialized != 'managed_incremental' -%}
+    {{- return(dbt.is_incremental()) -}}
+  {%- endif -%}
+  {{- return(spark_incremental._managed_current_plan().plan.is_incremental) -}}
+{%- endmacro %}

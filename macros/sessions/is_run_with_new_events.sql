@@ -1,0 +1,26 @@
+{#- Whether this run brings a tracked model anything new: false when the model's
+    last_success in the manifest already covers this run's upper_limit (state 2 or 3
+    re-reads a window this model has processed), so a derived model can skip its work:
+        where {{ spark_incremental.is_run_with_new_events(this.name) }}
+    Renders as True / False (Spark reads both). -#}
+{% macro is_run_with_new_events(model_name=none) -%}
+  {{- return(adapter.dispatch('is_run_with_new_events', 'spark_incremental')(model_name)) -}}
+{%- endmacro %}
+
+
+{% macro default__is_run_with_new_events(model_name=none) -%}
+  {%- if not execute -%}
+    {{- return(true) -}}
+  {%- endif -%}
+  {%- set name = model_name or this.name -%}
+  {%- set limits = spark_incremental.return_limits_from_model(
+      spark_incremental._relation_for_model('spark_incremental_base_new_event_limits')) -%}
+  {%- set last_success = spark_incremental._manifest_current_by_model([name]).get(name) -%}
+  {%- if last_success is not none and last_success >= limits.upper_limit -%}
+    {%- do spark_incremental._log(name ~ " has processed up to '" ~ spark_incremental._ts_text(last_success)
+        ~ "', past this run's upper limit '" ~ spark_incremental._ts_text(limits.upper_limit)
+        ~ "': no new events for it, its work is skipped") -%}
+    {{- return(false) -}}
+  {%- endif -%}
+  {{- return(true) -}}
+{%- endmacro %}

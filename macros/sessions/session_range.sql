@@ -1,0 +1,24 @@
+{#- The earliest start and the latest end of the sessions in a relation with
+    start_tstamp / end_tstamp columns, as datetimes ({'start_tstamp', 'end_tstamp'};
+    both none when it holds no session). Read before the events scan so that the scan's
+    bounds are literals and Spark can prune partitions. -#}
+{% macro _session_range(sessions_relation) -%}
+  {%- set empty = {'start_tstamp': none, 'end_tstamp': none} -%}
+  {%- if not execute -%}
+    {{- return(empty) -}}
+  {%- endif -%}
+  {%- set sql -%}
+    select
+        date_format(min(start_tstamp), 'yyyy-MM-dd HH:mm:ss') as start_tstamp,
+        date_format(max(end_tstamp), 'yyyy-MM-dd HH:mm:ss') as end_tstamp
+    from {{ sessions_relation }}
+  {%- endset -%}
+  {%- set rows = spark_incremental._fetch_rows(sql) -%}
+  {%- if rows | length == 0 or rows[0][0] is none -%}
+    {{- return(empty) -}}
+  {%- endif -%}
+  {{- return({
+      'start_tstamp': spark_incremental._parse_ts(rows[0][0]),
+      'end_tstamp': spark_incremental._parse_ts(rows[0][1]),
+  }) -}}
+{%- endmacro %}

@@ -1,0 +1,65 @@
+{#- Appends only: a quarantined session never changes, so each run inserts the sessions
+    not quarantined yet (no upsert needed). State: kept on --full-refresh unless
+    spark_incremental__allow_refresh is true (like the manifest). -#}
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='append',
+        file_format='parquet',
+        full_refresh=(none if spark_incremental.get_config_var('allow_refresh') else false),
+    )
+}}
+
+{#- Sessions whose capped end reached start + max_session_days (bots that never stop).
+    Their events up to the cap are processed in the run that quarantines them; the
+    lifecycle manifest never takes them back. Sessions that can have been capped in this
+    run start on or after lower_limit - session_lookback_days (the lifecycle's own scan). -#}
+
+{%- set session_vars = spark_incremental.validate_session_vars() %}
+{%- set limits = spark_incremental.return_limits_from_model(ref('spark_incremental_base_new_event_limits')) %}
+{%- set lookback_start = limits.lower_limit - modules.datetime.timedelta(days=session_vars.session_lookback_days) %}
+{%- set incremental = spark_incremental.is_incremental() %}
+
+with
+
+lifecycle as (
+    select * from {{ ref('spark_incremental_base_sessions_lifecycle_manifest') }}
+    {%- if incremental %}
+    where
+        start_tstamp >= {{ spark_incremental._ts_literal(lookback_start) }}
+        and start_date >= to_date({{ spark_incremental._ts_literal(lookback_start) }})
+    {%- endif %}
+),
+
+capped as (
+    select
+        session_identifier,
+        user_identifier,
+        start_tstamp,
+        end_tstamp
+    from lifecycle
+    where end_tstamp >= {{ spark_incremental._add_days('start_tstamp', session_vars.max_session_days) }}
+),
+
+{%- if incremental %}
+
+already_quarantined as (
+    select session_identifier from {{ this }}
+),
+{%- endif %}
+
+final as (
+    select
+        capped.session_identifier,
+        capped.user_identifier,
+        capped.start_tstamp,
+        capped.end_tstamp,
+        {{ spark_incremental._ts_literal(spark_incremental.now()) }} as quarantined_at
+    from capped
+    {%- if incremental %}
+    left anti join already_quarantined
+        on capped.session_identifier = already_quarantined.session_identifier
+    {%- endif %}
+)
+
+select * from final

@@ -1,0 +1,124 @@
+{#- Upsert on session_identifier, partitioned by the start date. A session's start only
+    moves back (late events), so its old row has start_date >= the new rows' earliest:
+    upsert_lookback_days = session_lookback_days bounds the scan for existing keys and
+    still finds a session re-opened after it fell out of the lookback. State: kept on
+    --full-refresh unless spark_incremental__allow_refresh is true (like the manifest). -#}
+{{
+    config(
+        materialized='managed_incremental',
+        unique_key='session_identifier',
+        partition_by='start_date',
+        upsert_date_key='start_date',
+        upsert_lookback_days=spark_incremental.get_config_var('session_lookback_days'),
+        file_format='parquet',
+        full_refresh=(none if spark_incremental.get_config_var('allow_refresh') else false),
+    )
+}}
+
+{#- One row per session: its first and last session timestamp (capped at start +
+    max_session_days) and its user. Each run merges the sessions that have events in
+    [lower_limit, upper_limit] with this table's own rows (start >= lower_limit -
+    session_lookback_days) and upserts them. Sessions quarantined by earlier runs are
+    skipped; the quarantine table is read without ref() because it is built after this
+    model in the same run. -#}
+
+{%- set events = source('spark_incremental_events', 'events') %}
+{%- set session_vars = spark_incremental.validate_session_vars(events) %}
+{%- set limits = spark_incremental.return_limits_from_model(ref('spark_incremental_base_new_event_limits')) %}
+{%- set session_timestamp = spark_incremental.get_config_var('session_timestamp') %}
+{%- set lookback_start = limits.lower_limit - modules.datetime.timedelta(days=session_vars.session_lookback_days) %}
+{%- set quarantined = spark_incremental._existing_model_relation('spark_incremental_base_quarantined_sessions') %}
+
+with
+
+events_in_window as (
+    select
+        {{ session_vars.session_identifier }} as session_identifier,
+        {{ session_vars.user_identifier }} as user_identifier,
+        {{ session_timestamp }} as session_tstamp
+    from {{ events }}
+    where
+        {{ spark_incremental.events_window_filter(limits.lower_limit, limits.upper_limit) }}
+        and {{ spark_incremental._session_event_filter(session_vars) }}
+),
+
+new_sessions as (
+    select
+        session_identifier,
+        -- the first non-null user identifier, by session timestamp (ties: the smallest)
+        min(
+            case when user_identifier is not null then named_struct(
+                'session_tstamp', session_tstamp,
+                'user_identifier', user_identifier
+            ) end
+        ).user_identifier as user_identifier,
+        min(session_tstamp) as start_tstamp,
+        max(session_tstamp) as end_tstamp
+    from events_in_window
+    group by session_identifier
+),
+
+{%- if quarantined is not none %}
+
+quarantined_sessions as (
+    select session_identifier from {{ quarantined }}
+),
+{%- endif %}
+
+new_sessions_to_track as (
+    select new_sessions.*
+    from new_sessions
+    {%- if quarantined is not none %}
+    left anti join quarantined_sessions
+        on new_sessions.session_identifier = quarantined_sessions.session_identifier
+    {%- endif %}
+),
+
+previous_sessions as (
+    {%- if spark_incremental.is_incremental() %}
+    select
+        session_identifier,
+        user_identifier,
+        start_tstamp,
+        end_tstamp
+    from {{ this }}
+    where
+        start_tstamp >= {{ spark_incremental._ts_literal(lookback_start) }}
+        and start_date >= to_date({{ spark_incremental._ts_literal(lookback_start) }})
+    {%- else %}
+    select
+        cast(null as string) as session_identifier,
+        cast(null as string) as user_identifier,
+        cast(null as timestamp) as start_tstamp,
+        cast(null as timestamp) as end_tstamp
+    where false
+    {%- endif %}
+),
+
+merged as (
+    select
+        new_sessions_to_track.session_identifier,
+        -- sticky: the user identifier first seen for the session wins
+        coalesce(previous_sessions.user_identifier, new_sessions_to_track.user_identifier) as user_identifier,
+        least(previous_sessions.start_tstamp, new_sessions_to_track.start_tstamp) as start_tstamp,
+        greatest(previous_sessions.end_tstamp, new_sessions_to_track.end_tstamp) as end_tstamp
+    from new_sessions_to_track
+    left join previous_sessions
+        on new_sessions_to_track.session_identifier = previous_sessions.session_identifier
+    where
+        previous_sessions.session_identifier is null
+        -- a session that reached its cap is done (and quarantined)
+        or previous_sessions.end_tstamp < {{ spark_incremental._add_days('previous_sessions.start_tstamp', session_vars.max_session_days) }}
+),
+
+final as (
+    select
+        session_identifier,
+        user_identifier,
+        start_tstamp,
+        least(end_tstamp, {{ spark_incremental._add_days('start_tstamp', session_vars.max_session_days) }}) as end_tstamp,
+        to_date(start_tstamp) as start_date
+    from merged
+)
+
+select * from final

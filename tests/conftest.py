@@ -1,0 +1,103 @@
+"""Shared fixtures: one Spark Thrift server per pytest session, one schema per test."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pytest
+
+from tests.harness.dbt import DbtProject
+from tests.harness.spark import (
+    SparkServerError,
+    ThriftServer,
+    check_java,
+    find_spark_home,
+    spark_home_version,
+)
+from tests.harness.sql import SparkSql
+
+# dbt must never phone home from the tests (no network, and it is slow to time out).
+os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
+os.environ.setdefault("DBT_VERSION_CHECK", "false")
+
+_STARTED: list[ThriftServer] = []
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    try:
+        home = find_spark_home()
+        return [f"spark: {spark_home_version(home) or 'unknown version'} from {home}"]
+    except SparkServerError as exc:
+        return [f"spark: {exc}"]
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    for server in _STARTED:
+        terminalreporter.write_line(
+            f"spark thrift server: Spark {server.spark_version}, started in "
+            f"{server.started_in_s:.1f} s, log {server.log_path}"
+        )
+
+
+@pytest.fixture(scope="session")
+def spark_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ThriftServer]:
+    try:
+        check_java()
+    except SparkServerError as exc:
+        pytest.exit(str(exc), returncode=3)
+    # Generous bound: a loaded 2-core machine can take over a minute to boot the JVM.
+    timeout_s = float(os.environ.get("SPARK_INCREMENTAL_SERVER_TIMEOUT", "300"))
+    server = ThriftServer.start(tmp_path_factory.mktemp("spark"), timeout_s=timeout_s)
+    _STARTED.append(server)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def spark_sql(spark_server: ThriftServer) -> Iterator[SparkSql]:
+    sql = SparkSql(spark_server.host, spark_server.port)
+    try:
+        yield sql
+    finally:
+        sql.close()
+
+
+@pytest.fixture
+def make_project(
+    request: pytest.FixtureRequest,
+    spark_server: ThriftServer,
+    spark_sql: SparkSql,
+    tmp_path: Path,
+) -> Iterator[Callable[..., DbtProject]]:
+    """Factory: ``make_project(**default_vars)`` -> a fresh DbtProject with its own schema.
+
+    Every schema made here is dropped after the test.
+    """
+    made: list[DbtProject] = []
+
+    def make(**default_vars: Any) -> DbtProject:
+        project = DbtProject.create(
+            tmp_path / "projects",
+            spark_server.host,
+            spark_server.port,
+            name=request.node.name,
+            default_vars=default_vars,
+        )
+        made.append(project)
+        return project
+
+    yield make
+    for project in made:
+        try:
+            spark_sql.drop_schema(project.schema)
+        except Exception as exc:  # the server may be down after a fault test
+            print(f"could not drop schema {project.schema}: {exc}")
+
+
+@pytest.fixture
+def dbt_project(make_project: Callable[..., DbtProject]) -> DbtProject:
+    return make_project()

@@ -1,0 +1,384 @@
+"""Change descriptions (Atoti DirectQuery's incremental refresh) on managed_incremental.
+
+Every step changes the source tables, describes the change in spark_incremental__changes,
+runs dbt, and asserts that each model equals a full rebuild from the same sources and
+that the recorded refresh plan names the expected operations or full-refresh reasons.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from tests.harness.dbt import DbtProject
+from tests.harness.sql import SparkSql, _sort_key
+
+NOW = "2024-06-01 00:00:00"  # pinned; the yearly update_cron is never due after the build
+YEARLY = "{'type': 'full_mutation', 'type_params': {'update_cron': '0 0 1 1 *'}}"
+
+SALES = {"sale_id": "int", "product": "string", "amount": "int", "date": "date"}
+PRODUCTS = {"product": "string", "category": "string"}
+
+SOURCES_YML = """
+version: 2
+sources:
+  - name: shop
+    schema: "{{ target.schema }}"
+    tables:
+      - name: sales
+      - name: products
+"""
+
+# model name -> (model SQL, reference SQL over the sources in schema {s})
+MODELS = {
+    "fct_sales": (
+        f"""{{{{ config(materialized='managed_incremental', mutability={YEARLY}, partition_by='date') }}}}
+
+with
+
+sales as (
+    select * from {{{{ source('shop', 'sales') }}}}
+),
+
+products as (
+    select * from {{{{ source('shop', 'products') }}}}
+),
+
+final as (
+    select
+        sales.sale_id,
+        sales.product,
+        products.category,
+        sales.amount,
+        sales.date
+    from sales
+    left join products on sales.product = products.product
+)
+
+select * from final
+""",
+        "select s.sale_id, s.product, p.category, s.amount, s.date from {s}.sales s "
+        "left join {s}.products p on s.product = p.product",
+    ),
+    "agg_by_date": (
+        f"""{{{{ config(materialized='managed_incremental', mutability={YEARLY}) }}}}
+
+with
+
+final as (
+    select
+        date,
+        count(*) as sales_count,
+        sum(amount) as amount
+    from {{{{ ref('fct_sales') }}}}
+    group by date
+)
+
+select * from final
+""",
+        "select date, count(*), sum(amount) from {s}.sales group by date",
+    ),
+    "agg_by_product": (
+        f"""{{{{ config(materialized='managed_incremental', mutability={YEARLY}) }}}}
+
+with
+
+final as (
+    select
+        product,
+        sum(amount) as amount
+    from {{{{ source('shop', 'sales') }}}}
+    group by product
+)
+
+select * from final
+""",
+        "select product, sum(amount) from {s}.sales group by product",
+    ),
+    "fct_sales_append": (
+        """{{ config(materialized='managed_incremental',
+                  mutability={'type': 'append_only', 'type_params': {'along': 'date'}}) }}
+
+with
+
+final as (
+    select sale_id, product, amount, date
+    from {{ source('shop', 'sales') }}
+)
+
+select * from final
+""",
+        "select sale_id, product, amount, date from {s}.sales",
+    ),
+}
+
+
+def d(text: str) -> dt.date:
+    return dt.date.fromisoformat(text)
+
+
+def with_plan_hook(project: DbtProject) -> None:
+    """Add spark_incremental.plan_changes() to the test project's on-run-start."""
+    text = project.read_file("dbt_project.yml")
+    hook = '  - "{{ spark_incremental.plan_changes() }}"\n'
+    text = text.replace("on-run-start:\n", "on-run-start:\n" + hook, 1)
+    project.write_file("dbt_project.yml", text)
+
+
+def write_models(project: DbtProject, names: list[str]) -> None:
+    project.write_model("changes_test/sources.yml", SOURCES_YML)
+    for name in names:
+        project.write_model(f"changes_test/{name}", MODELS[name][0])
+
+
+def set_sources(spark_sql: SparkSql, schema: str, sales: list[tuple], products: list[tuple]) -> None:
+    spark_sql.create_table(f"{schema}.sales", SALES, sales)
+    spark_sql.create_table(f"{schema}.products", PRODUCTS, products)
+
+
+def rows(spark_sql: SparkSql, sql: str) -> list[tuple]:
+    return sorted((tuple(r) for r in spark_sql.query(sql)), key=_sort_key)
+
+
+def fresh(spark_sql: SparkSql, relation: str) -> str:
+    """dbt wrote the table from its own Spark session: drop this session's cached file
+    listing of it before reading (an unpartitioned table would read stale files)."""
+    spark_sql.execute(f"refresh table {relation}")
+    return relation
+
+
+def assert_equals_rebuild(spark_sql: SparkSql, schema: str, names: list[str]) -> None:
+    for name in names:
+        got = rows(spark_sql, f"select * from {fresh(spark_sql, f'{schema}.{name}')}")
+        want = rows(spark_sql, MODELS[name][1].format(s=schema))
+        assert got == want, f"{name} differs from a full rebuild:\n got  {got}\n want {want}"
+
+
+def last_plan(spark_sql: SparkSql, schema: str) -> dict[str, list[tuple[str, Any]]]:
+    """model -> [(operation, condition or reason)] of the latest planning invocation."""
+    fresh(spark_sql, f"{schema}.spark_incremental_refresh_plan")
+    found = spark_sql.query(
+        f"select model, operation, condition, reason from {schema}.spark_incremental_refresh_plan "
+        f"where batch_id = (select max_by(batch_id, planned_at) from {schema}.spark_incremental_refresh_plan) "
+        f"order by model, step"
+    )
+    plan: dict[str, list[tuple[str, Any]]] = {}
+    for model, operation, condition, reason in found:
+        plan.setdefault(model, []).append((operation, reason if operation == "full refresh" else condition))
+    return plan
+
+
+def partition_files(spark_sql: SparkSql, relation: str) -> dict[Any, set[str]]:
+    files: dict[Any, set[str]] = {}
+    for date, path in spark_sql.query(f"select distinct date, input_file_name() from {fresh(spark_sql, relation)}"):
+        files.setdefault(date, set()).add(path)
+    return files
+
+
+def run_changes(project: DbtProject, changes: list[dict], select: tuple[str, ...] = ("path:models/changes_test",)):
+    return project.run(
+        "run", "-s", *select,
+        vars={"spark_incremental__now": NOW, "spark_incremental__changes": changes,
+              "spark_incremental__log_plan": True},
+    )
+
+
+def test_each_change_type_equals_a_full_rebuild(make_project, spark_sql: SparkSql) -> None:
+    project = make_project()
+    schema = project.schema
+    names = list(MODELS)
+    with_plan_hook(project)
+    write_models(project, names)
+    sales = [
+        (1, "P1", 10, d("2024-01-01")),
+        (2, "P2", 20, d("2024-01-01")),
+        (3, "P1", 5, d("2024-01-02")),
+        (4, "P3", 7, d("2024-01-02")),
+    ]
+    products = [("P1", "A"), ("P2", "B"), ("P3", "C")]
+    set_sources(spark_sql, schema, sales, products)
+    project.run("run", "-s", "path:models/changes_test", vars={"spark_incremental__now": NOW})
+    assert_equals_rebuild(spark_sql, schema, names)
+
+    # ADD_ROWS, keyed by the scope column: only the added scope is written
+    files_before = partition_files(spark_sql, f"{schema}.fct_sales")
+    sales += [(5, "P1", 1, d("2024-01-03")), (6, "P2", 2, d("2024-01-03"))]
+    set_sources(spark_sql, schema, sales, products)
+    result = run_changes(project, [{"table": "sales", "type": "ADD_ROWS", "scope": "sales.date = '2024-01-03'"}])
+    assert_equals_rebuild(spark_sql, schema, names)
+    plan = last_plan(spark_sql, schema)
+    assert plan["fct_sales"] == [("add rows where", "(sales.date = '2024-01-03')")]
+    assert plan["agg_by_date"] == [("add rows where", "(sales.date = '2024-01-03')")]
+    assert plan["fct_sales_append"] == [("add rows where", "(sales.date = '2024-01-03')")]
+    assert plan["agg_by_product"][0][0] == "full refresh"
+    assert "reads date, which the model does not carry" in plan["agg_by_product"][0][1]
+    files_after = partition_files(spark_sql, f"{schema}.fct_sales")
+    assert files_after[d("2024-01-01")] == files_before[d("2024-01-01")]
+    assert files_after[d("2024-01-02")] == files_before[d("2024-01-02")]
+    block = result.text()
+    assert "refresh plan for 1 described change(s):" in block
+    assert "model    agg_by_product: full refresh, because the scope of the change on sales reads date" in block
+
+    # ADD_ROWS_WITH_DIRTY_CONDITION: the scope overlaps old rows; nothing is counted twice
+    sales += [(7, "P3", 3, d("2024-01-03"))]
+    set_sources(spark_sql, schema, sales, products)
+    run_changes(project, [{"table": "sales", "type": "ADD_ROWS_WITH_DIRTY_CONDITION", "scope": "sales.date >= '2024-01-03'"}])
+    assert_equals_rebuild(spark_sql, schema, names)
+    plan = last_plan(spark_sql, schema)
+    assert plan["fct_sales"] == [("replace scope", "(sales.date >= '2024-01-03')")]
+    assert plan["agg_by_date"] == [("replace scope", "(sales.date >= '2024-01-03')")]
+    assert plan["fct_sales_append"][0][0] == "full refresh"
+    assert "needs a remove-where" in plan["fct_sales_append"][0][1]
+    assert "'append_only' only ever adds rows" in plan["fct_sales_append"][0][1]
+
+    # UPDATE_ROWS on the joined dimension
+    products = [("P1", "A"), ("P2", "Z"), ("P3", "C")]
+    set_sources(spark_sql, schema, sales, products)
+    run_changes(project, [{"table": "products", "type": "UPDATE_ROWS", "scope": "products.product = 'P2'"}])
+    assert_equals_rebuild(spark_sql, schema, names)
+    plan = last_plan(spark_sql, schema)
+    assert plan["fct_sales"] == [("replace scope", "(products.product = 'P2')")]
+    assert plan["agg_by_date"][0][0] == "full refresh"
+    assert "reads product, which the model does not carry" in plan["agg_by_date"][0][1]
+    assert set(plan) == {"fct_sales", "agg_by_date"}  # the others do not read products
+
+    # REMOVE_ROWS: every row of 2024-01-01 is gone
+    sales = [r for r in sales if r[3] != d("2024-01-01")]
+    set_sources(spark_sql, schema, sales, products)
+    run_changes(project, [{"table": "sales", "type": "REMOVE_ROWS", "scope": "sales.date = '2024-01-01'"}])
+    assert_equals_rebuild(spark_sql, schema, names)
+    plan = last_plan(spark_sql, schema)
+    assert plan["fct_sales"] == [("remove where", "(sales.date = '2024-01-01')")]
+    assert plan["agg_by_date"] == [("remove where", "(sales.date = '2024-01-01')")]
+    assert plan["fct_sales_append"][0][0] == "full refresh"
+    assert spark_sql.query(f"show partitions {schema}.fct_sales") == [("date=2024-01-02",), ("date=2024-01-03",)]
+
+    # REMOVE_ROWS_WITH_DIRTY_CONDITION: one row of 2024-01-02 removed, the scope covers the day
+    sales = [r for r in sales if r[0] != 3]
+    set_sources(spark_sql, schema, sales, products)
+    run_changes(project, [{"table": "sales", "type": "REMOVE_ROWS_WITH_DIRTY_CONDITION", "scope": "sales.date = '2024-01-02'"}])
+    assert_equals_rebuild(spark_sql, schema, names)
+    assert last_plan(spark_sql, schema)["agg_by_date"] == [("replace scope", "(sales.date = '2024-01-02')")]
+
+    # MIXED_CHANGES: an add, an update and a remove, all inside the scope
+    sales = [(r[0], r[1], 70 if r[0] == 4 else r[2], r[3]) for r in sales if r[0] != 5]
+    sales += [(8, "P1", 4, d("2024-01-04"))]
+    set_sources(spark_sql, schema, sales, products)
+    run_changes(project, [{"table": "sales", "type": "MIXED_CHANGES",
+                           "scope": "sales.date in ('2024-01-02', '2024-01-03', '2024-01-04')"}])
+    assert_equals_rebuild(spark_sql, schema, names)
+    plan = last_plan(spark_sql, schema)
+    assert plan["fct_sales"] == [("replace scope", "(sales.date in ('2024-01-02', '2024-01-03', '2024-01-04'))")]
+    assert plan["agg_by_date"] == [("replace scope", "(sales.date in ('2024-01-02', '2024-01-03', '2024-01-04'))")]
+
+    # several change types hit one model
+    sales += [(9, "P2", 9, d("2024-01-05"))]
+    products = [("P1", "Y"), ("P2", "Z"), ("P3", "C")]
+    set_sources(spark_sql, schema, sales, products)
+    run_changes(project, [
+        {"table": "sales", "type": "ADD_ROWS", "scope": "sales.date = '2024-01-05'"},
+        {"table": "products", "type": "UPDATE_ROWS", "scope": "products.product = 'P1'"},
+    ])
+    assert_equals_rebuild(spark_sql, schema, names)
+    plan = last_plan(spark_sql, schema)
+    for name in ("fct_sales", "agg_by_date"):
+        assert plan[name] == [("full refresh", "several change types hit the model: ADD_ROWS on sales, UPDATE_ROWS on products")]
+    assert plan["fct_sales_append"] == [("add rows where", "(sales.date = '2024-01-05')")]
+
+    # a scope Spark cannot parse: the dependent models are rebuilt, the reason names it
+    run_changes(project, [{"table": "sales", "type": "UPDATE_ROWS", "scope": "sales.date = = '2024-01-05'"}])
+    assert_equals_rebuild(spark_sql, schema, names)
+    plan = last_plan(spark_sql, schema)
+    assert set(plan) == set(names)
+    for name in names:
+        assert plan[name][0][0] == "full refresh"
+        assert plan[name][0][1].startswith("the scope of the change on sales cannot be parsed: [PARSE_SYNTAX_ERROR]")
+
+
+def test_a_too_narrow_scope_is_the_users_contract(make_project, spark_sql: SparkSql) -> None:
+    """ADD_ROWS promises that the scope covers all added rows. A scope that misses some
+    leaves them out of the model until a later change (or refresh) covers them: the
+    package trusts the description and never scans outside the scope."""
+    project = make_project()
+    schema = project.schema
+    with_plan_hook(project)
+    write_models(project, ["fct_sales"])
+    sales = [(1, "P1", 10, d("2024-01-01"))]
+    products = [("P1", "A")]
+    set_sources(spark_sql, schema, sales, products)
+    project.run("run", "-s", "fct_sales", vars={"spark_incremental__now": NOW})
+
+    sales += [(2, "P1", 1, d("2024-01-02")), (3, "P1", 1, d("2024-01-03"))]
+    set_sources(spark_sql, schema, sales, products)
+    run_changes(project, [{"table": "sales", "type": "ADD_ROWS", "scope": "sales.date = '2024-01-02'"}], ("fct_sales",))
+    got = rows(spark_sql, f"select sale_id from {fresh(spark_sql, f'{schema}.fct_sales')}")
+    assert got == [(1,), (2,)]  # sale 3 (2024-01-03) is outside the described scope: missing
+
+    run_changes(project, [{"table": "sales", "type": "ADD_ROWS", "scope": "sales.date = '2024-01-03'"}], ("fct_sales",))
+    assert_equals_rebuild(spark_sql, schema, ["fct_sales"])
+
+
+def test_changes_file_without_the_hook(make_project, spark_sql: SparkSql, tmp_path) -> None:
+    """The change list in a YAML file (read by Spark), and no on-run-start hook: the
+    materialization plans lazily, logs and records the same plan."""
+    project = make_project()
+    schema = project.schema
+    write_models(project, ["fct_sales", "agg_by_product"])
+    sales = [(1, "P1", 10, d("2024-01-01"))]
+    products = [("P1", "A"), ("P2", "B")]
+    set_sources(spark_sql, schema, sales, products)
+    project.run("run", "-s", "fct_sales", "agg_by_product", vars={"spark_incremental__now": NOW})
+
+    sales += [(2, "P2", 5, d("2024-01-02"))]
+    set_sources(spark_sql, schema, sales, products)
+    changes = tmp_path / "changes.yml"
+    changes.write_text(
+        "changes:\n"
+        "  - table: shop.sales\n"
+        "    type: add_rows\n"
+        "    scope: \"sales.date = '2024-01-02'\"\n"
+    )
+    result = project.run(
+        "run", "-s", "fct_sales", "agg_by_product",
+        vars={"spark_incremental__now": NOW, "spark_incremental__changes_file": str(changes)},
+    )
+    assert_equals_rebuild(spark_sql, schema, ["fct_sales", "agg_by_product"])
+    plan = last_plan(spark_sql, schema)
+    assert plan["fct_sales"] == [("add rows where", "(sales.date = '2024-01-02')")]
+    assert plan["agg_by_product"][0][0] == "full refresh"
+    # debug level without spark_incremental__log_plan: the block is not in the info lines
+    assert not any("refresh plan for" in line for line in result.pkg_lines())
+    assert any("refresh plan for 1 described change(s)" in line for line in result.debug_lines)
+
+
+BAD_CHANGES = [
+    ([{"table": "sales", "type": "ADD_ROW", "scope": "sales.date = '2024-01-02'"}],
+     "unknown change type 'ADD_ROW'. Allowed: ADD_ROWS, ADD_ROWS_WITH_DIRTY_CONDITION"),
+    ([{"table": "sales", "type": "ADD_ROWS", "scope": "sales.date = '2024-01-02'"},
+      {"table": "shop.sales", "type": "REMOVE_ROWS", "scope": "sales.date = '2024-01-01'"}],
+     "two changes for one table: change #1 on 'sales' and change #2 on 'shop.sales' both describe source.spark_incremental_integration_tests.shop.sales"),
+    ([{"table": "sales", "type": "ADD_ROWS", "scope": "sales.nope = 1"}],
+     "the scope reads column `sales`.`nope`, which"),
+    ([{"table": "sales", "type": "ADD_ROWS", "scope": "sales.date = '2024-01-02'; drop table x"}],
+     "contains ';' (a second statement)"),
+    ([{"table": "sales", "type": "ADD_ROWS", "scope": "sales.amount + 1"}],
+     "the scope is not a boolean expression"),
+]
+
+
+def test_bad_change_input_stops_the_run_before_anything_is_written(make_project, spark_sql: SparkSql) -> None:
+    project = make_project()
+    schema = project.schema
+    with_plan_hook(project)
+    write_models(project, ["fct_sales"])
+    set_sources(spark_sql, schema, [(1, "P1", 10, d("2024-01-01"))], [("P1", "A")])
+    for changes, message in BAD_CHANGES:
+        result = project.run(
+            "run", "-s", "fct_sales",
+            vars={"spark_incremental__now": NOW, "spark_incremental__changes": changes},
+            expect_success=False,
+        )
+        text = result.text() + "\n" + str(result.exception)
+        assert message in text, f"expected {message!r} in:\n{result.tail(30)}\n{result.exception}"
+        assert not spark_sql.relation_exists(f"{schema}.fct_sales")
+        assert not spark_sql.relation_exists(f"{schema}.spark_incremental_refresh_plan")

@@ -1,0 +1,315 @@
+"""Fault and bad-input suite: nothing lost, nothing counted twice, every bad input named.
+
+Each test is a scenario of docs/reliability.md. The reference for "correct" is the same
+pipeline run incrementally without faults, or one run over all the data, as each test says.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+import tests.generator as gen
+from tests.harness.dbt import DbtProject, DbtResult
+from tests.harness.spark import ThriftServer
+from tests.harness.sql import SparkSql
+from tests.test_sessions import BASE_VARS, _assert_consistent, _create_events, _events_table, _ts
+
+BATCHES = gen.generate().batches[:3]
+LOCK_HELD = "holds the manifest lock; this run changed nothing"
+
+HOOKS_WITH_PAUSE_AT_END = (
+    "on-run-end:\n"
+    '  - "{{ test_pause() }}"\n'
+    '  - "{{ spark_incremental.update_manifest() }}"\n'
+)
+HOOKS_WITH_PAUSE_AT_START = (
+    "on-run-start:\n"
+    '  - "{{ spark_incremental.start_run() }}"\n'
+    '  - "{{ test_pause() }}"\n'
+)
+
+
+# ----------------------------------------------------------------------------- helpers
+def new_events_project(make_project: Callable[..., DbtProject], spark_sql: SparkSql, batches: int) -> DbtProject:
+    project = make_project(**BASE_VARS)
+    _create_events(spark_sql, project, [])
+    for batch in BATCHES[:batches]:
+        spark_sql.insert_rows(_events_table(project), gen.EVENT_COLUMNS, batch.rows())
+    return project
+
+
+def now_of(batch: int) -> dict[str, str]:
+    return {"spark_incremental__now": _ts(BATCHES[batch].load_tstamp)}
+
+
+def derived(spark_sql: SparkSql, project: DbtProject) -> dict[str, list[tuple]]:
+    return {
+        name: spark_sql.table_rows(project.relation(name))
+        for name in ("sessions", "page_views", "spark_incremental_base_sessions_lifecycle_manifest")
+    }
+
+
+def manifest_state(spark_sql: SparkSql, project: DbtProject) -> dict[str, Any]:
+    rows = spark_sql.query(
+        "select model, date_format(last_success, 'yyyy-MM-dd HH:mm:ss') "
+        f"from {project.relation('spark_incremental_manifest')} where last_success is not null"
+    )
+    return dict(rows)
+
+
+def log_row_count(spark_sql: SparkSql, project: DbtProject) -> int:
+    return int(spark_sql.scalar(f"select count(*) from {project.relation('spark_incremental_manifest_log')}"))
+
+
+def set_hooks(project: DbtProject, old: str, new: str) -> None:
+    text = project.read_file("dbt_project.yml")
+    assert old in text, text
+    project.write_file("dbt_project.yml", text.replace(old, new))
+
+
+def wait_for(proc: subprocess.Popen, project: DbtProject, marker: str, timeout_s: float = 240) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if marker in project.subprocess_output(proc):
+            return
+        if proc.poll() is not None:
+            raise AssertionError(f"dbt ended before {marker!r}:\n{project.subprocess_output(proc)[-3000:]}")
+        time.sleep(0.05)
+    raise AssertionError(f"no {marker!r} within {timeout_s}s:\n{project.subprocess_output(proc)[-3000:]}")
+
+
+def kill(proc: subprocess.Popen) -> None:
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+
+
+def incremental_reference(make_project: Callable[..., DbtProject], spark_sql: SparkSql, runs: int) -> dict:
+    """The same batches, one fault-free incremental run after each."""
+    project = make_project(**BASE_VARS)
+    _create_events(spark_sql, project, [])
+    for batch in range(runs):
+        spark_sql.insert_rows(_events_table(project), gen.EVENT_COLUMNS, BATCHES[batch].rows())
+        project.run("run", vars=now_of(batch))
+    return derived(spark_sql, project)
+
+
+# ----------------------------------------------------------------------------- scenarios
+def test_failed_model_keeps_its_manifest_row_and_the_sync_equals_a_clean_run(
+    make_project: Callable[..., DbtProject], spark_sql: SparkSql
+) -> None:
+    """1. A tracked model errors: its row does not move; next run is state 3; then equal."""
+    project = make_project(**BASE_VARS)
+    _create_events(spark_sql, project, [])
+    spark_sql.insert_rows(_events_table(project), gen.EVENT_COLUMNS, BATCHES[0].rows())
+    project.run("run", vars=now_of(0))
+    before = manifest_state(spark_sql, project)
+
+    spark_sql.insert_rows(_events_table(project), gen.EVENT_COLUMNS, BATCHES[1].rows())
+    good_sql = project.read_file("models/derived/page_views.sql")
+    project.write_model("models/derived/page_views.sql", good_sql.replace(
+        "select * from final", "select * from final where assert_true(false) is null"))
+    failed = project.run("run", vars=now_of(1), expect_success=False)
+    assert failed.statuses["page_views"] == "error"
+    after_failure = manifest_state(spark_sql, project)
+    assert after_failure["page_views"] == before["page_views"]
+    assert after_failure["sessions"] > before["sessions"]
+
+    project.write_model("models/derived/page_views.sql", good_sql)
+    synced = project.run("run", vars=now_of(1))
+    assert "spark_incremental: [state 3] incremental models out of sync, syncing" in synced.pkg_lines()
+    _assert_consistent(spark_sql, project)
+    assert derived(spark_sql, project) == incremental_reference(make_project, spark_sql, runs=2)
+
+
+def test_killed_before_the_hook_reprocesses_the_window_without_duplicates(
+    make_project: Callable[..., DbtProject], spark_sql: SparkSql
+) -> None:
+    """2. SIGKILL after the models, before update_manifest: the next run redoes the window."""
+    project = new_events_project(make_project, spark_sql, batches=2)
+    project.run("run", vars=now_of(0))
+    set_hooks(project, 'on-run-end:\n  - "{{ spark_incremental.update_manifest() }}"\n', HOOKS_WITH_PAUSE_AT_END)
+    before = manifest_state(spark_sql, project)
+
+    proc = project.run_subprocess("run", vars={**now_of(1), "test_pause": True})
+    wait_for(proc, project, "test_pause: started")
+    kill(proc)
+    assert manifest_state(spark_sql, project) == before  # the hook never ran
+
+    # the killed run still holds the lock: the next run says so and changes nothing
+    refused = project.run("run", vars=now_of(1), expect_success=False)
+    assert any(LOCK_HELD in line for line in refused.lines)
+    rerun = project.run("run", vars={**now_of(1), "spark_incremental__force_unlock": True})
+    assert "spark_incremental: force_unlock: released 1 lock(s)" in rerun.pkg_lines()
+    _assert_consistent(spark_sql, project)
+    assert derived(spark_sql, project) == incremental_reference(make_project, spark_sql, runs=2)
+
+
+def test_killed_while_the_manifest_is_written_keeps_old_or_new_rows(
+    make_project: Callable[..., DbtProject], spark_sql: SparkSql
+) -> None:
+    """3. Kills at several points of the hook (with compaction on every run): the current
+    state is the old one or the new one, never less; the log never shrinks below it."""
+    project = new_events_project(make_project, spark_sql, batches=3)
+    project.default_vars["spark_incremental__manifest_compact_after"] = 0
+    project.default_vars["spark_incremental__force_unlock"] = True
+    project.run("run", vars=now_of(0))
+    states = [manifest_state(spark_sql, project)]
+    for attempt, delay_s in enumerate([0.0, 0.4, 0.8, 1.5, 2.5]):
+        batch = 1 + attempt % 2
+        proc = project.run_subprocess("run", vars=now_of(batch))
+        wait_for(proc, project, "on-run-end.0 ")
+        time.sleep(delay_s)
+        if proc.poll() is None:
+            kill(proc)
+        state = manifest_state(spark_sql, project)
+        assert state and all(state[m] >= states[-1][m] for m in states[-1]), (delay_s, state, states[-1])
+        states.append(state)
+    # and a normal run afterwards catches up cleanly
+    project.run("run", vars=now_of(2))
+    _assert_consistent(spark_sql, project)
+
+
+def test_thrift_server_dies_mid_run_then_recovers(
+    make_project: Callable[..., DbtProject], tmp_path: Path
+) -> None:
+    """4. The server dies during the run: dbt fails clearly; after a restart the next run
+    recovers (own server: the session server must not die)."""
+    server = ThriftServer.start(tmp_path / "own-server")
+    try:
+        own_sql = SparkSql("127.0.0.1", server.port)
+        project = make_project(**BASE_VARS)
+        project.port = server.port
+        _create_events(own_sql, project, [])
+        own_sql.insert_rows(_events_table(project), gen.EVENT_COLUMNS, BATCHES[0].rows())
+        proc = project.run_subprocess("run", vars=now_of(0))
+        wait_for(proc, project, "spark_incremental_base_sessions_lifecycle_manifest ")
+        server.kill()
+        proc.wait(timeout=300)
+        output = project.subprocess_output(proc)
+        assert proc.returncode != 0
+        assert "Connection refused" in output or "TTransportException" in output or "Database Error" in output
+
+        server.restart()
+        own_sql = SparkSql("127.0.0.1", server.port)
+        project.run("run", vars={**now_of(0), "spark_incremental__force_unlock": True})
+        assert manifest_state(own_sql, project)
+        _assert_consistent(own_sql, project)
+    finally:
+        server.stop()
+
+
+def test_same_window_twice_changes_nothing(make_project: Callable[..., DbtProject], spark_sql: SparkSql) -> None:
+    """5. No new data, same clock: identical tables, no duplicates, manifest unchanged."""
+    project = new_events_project(make_project, spark_sql, batches=1)
+    project.run("run", vars=now_of(0))
+    tables, state = derived(spark_sql, project), manifest_state(spark_sql, project)
+    project.run("run", vars=now_of(0))
+    assert derived(spark_sql, project) == tables
+    assert manifest_state(spark_sql, project) == state
+    _assert_consistent(spark_sql, project)
+
+
+def test_second_concurrent_run_is_refused(make_project: Callable[..., DbtProject], spark_sql: SparkSql) -> None:
+    """6. Two runs at once: the second stops before any model, naming the first."""
+    project = new_events_project(make_project, spark_sql, batches=1)
+    set_hooks(project, 'on-run-start:\n  - "{{ spark_incremental.start_run() }}"\n', HOOKS_WITH_PAUSE_AT_START)
+    first = project.run_subprocess("run", vars={**now_of(0), "test_pause": True})
+    wait_for(first, project, "test_pause: started")
+    second = project.run("run", vars=now_of(0), expect_success=False)
+    assert any(LOCK_HELD in line for line in second.lines), second.tail()
+    assert not any(status == "success" for status in second.statuses.values())
+    assert first.wait(timeout=600) == 0, project.subprocess_output(first)[-3000:]
+    # the first run's work is whole, and the lock is free again
+    _assert_consistent(spark_sql, project)
+    project.run("run", vars=now_of(0))
+
+
+@pytest.mark.parametrize("allow_refresh", [False, True])
+def test_full_refresh_and_the_manifest(
+    make_project: Callable[..., DbtProject], spark_sql: SparkSql, allow_refresh: bool
+) -> None:
+    """7. --full-refresh: derived tables rebuilt; the manifest kept unless allow_refresh."""
+    project = new_events_project(make_project, spark_sql, batches=2)
+    project.run("run", vars=now_of(0))
+    project.run("run", vars=now_of(1))
+    state = manifest_state(spark_sql, project)
+    result = project.run("run", "--full-refresh",
+                         vars={**now_of(1), "spark_incremental__allow_refresh": allow_refresh})
+    if allow_refresh:
+        assert "spark_incremental: [state 1] no data in manifest, processing data from start_date" in result.pkg_lines()
+    else:
+        assert manifest_state(spark_sql, project) == state
+        assert "spark_incremental: [state 4] standard incremental run" in result.pkg_lines()
+    _assert_consistent(spark_sql, project)
+
+
+def test_empty_events_table_runs_and_records_nothing(
+    make_project: Callable[..., DbtProject], spark_sql: SparkSql
+) -> None:
+    """8. An empty events table: the run succeeds, processes nothing, records nothing."""
+    project = new_events_project(make_project, spark_sql, batches=0)
+    result = project.run("run", vars=now_of(0))
+    assert "spark_incremental: manifest: nothing processed and no events past the window; nothing to record" in result.pkg_lines()
+    assert manifest_state(spark_sql, project) == {}
+    assert spark_sql.scalar(f"select count(*) from {project.relation('sessions')}") == 0
+
+
+def test_future_events_do_not_push_last_success_past_now(
+    make_project: Callable[..., DbtProject], spark_sql: SparkSql
+) -> None:
+    """9. Clock skew: events stamped in the future never move last_success past now."""
+    project = new_events_project(make_project, spark_sql, batches=1)
+    now = BATCHES[0].load_tstamp
+    future = [
+        gen.Event(f"future-{i}", "website", "page_view", "future-session", "future-user", "/",
+                  now + timedelta(days=20, minutes=i), now, now, now)
+        for i in range(3)
+    ]
+    spark_sql.insert_rows(_events_table(project), gen.EVENT_COLUMNS, [e.row() for e in future])
+    project.run("run", vars={**now_of(0), "spark_incremental__backfill_limit_days": 40})
+    assert all(value <= _ts(now) for value in manifest_state(spark_sql, project).values())
+
+
+def test_stale_lock_expires(make_project: Callable[..., DbtProject], spark_sql: SparkSql) -> None:
+    """13. A lock left by a killed run stops others only until lock_timeout_minutes."""
+    project = new_events_project(make_project, spark_sql, batches=1)
+    set_hooks(project, 'on-run-start:\n  - "{{ spark_incremental.start_run() }}"\n', HOOKS_WITH_PAUSE_AT_START)
+    proc = project.run_subprocess("run", vars={**now_of(0), "test_pause": True})
+    wait_for(proc, project, "test_pause: started")
+    kill(proc)
+    refused = project.run("run", vars=now_of(0), expect_success=False)
+    assert any(LOCK_HELD in line and "expires 60 minutes after it started" in line for line in refused.lines)
+    project.run("run", vars={**now_of(0), "spark_incremental__lock_timeout_minutes": 0})
+    assert manifest_state(spark_sql, project)
+
+
+def test_compaction_keeps_the_state(make_project: Callable[..., DbtProject], spark_sql: SparkSql) -> None:
+    """14. Compaction rewrites nothing in place and keeps the current state."""
+    project = new_events_project(make_project, spark_sql, batches=2)
+    project.run("run", vars=now_of(0))
+    project.run("run", vars=now_of(1))
+    state = manifest_state(spark_sql, project)
+    partitions = len(spark_sql.query(f"show partitions {project.relation('spark_incremental_manifest_log')}"))
+    assert partitions >= 2
+    result = project.run("run", vars={**now_of(1), "spark_incremental__manifest_compact_after": 1})
+    assert any("manifest log compacted" in line for line in result.pkg_lines())
+    assert len(spark_sql.query(f"show partitions {project.relation('spark_incremental_manifest_log')}")) == 1
+    assert manifest_state(spark_sql, project) == state
+
+
+def test_partial_selection_records_nothing(make_project: Callable[..., DbtProject], spark_sql: SparkSql) -> None:
+    """15. A tracked model run without the base models: warned, manifest unchanged."""
+    project = new_events_project(make_project, spark_sql, batches=1)
+    project.run("run", vars=now_of(0))
+    state = manifest_state(spark_sql, project)
+    result = project.run("run", "--select", "sessions", vars=now_of(0))
+    assert any("ran without spark_incremental_base_events_this_run" in line for line in result.lines)
+    assert manifest_state(spark_sql, project) == state

@@ -1,0 +1,202 @@
+"""Time intervals (SQLMesh's incremental by time range) on managed_incremental: batches,
+cron readiness, gap filling after a failed batch, restatement, coarser partitions."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+from tests.harness.dbt import DbtProject
+from tests.harness.sql import SparkSql, _sort_key
+
+EVENTS = {"event_id": "int", "ds": "date", "value": "int"}
+
+SOURCES_YML = """
+version: 2
+sources:
+  - name: tracking
+    schema: "{{ target.schema }}"
+    tables:
+      - name: events
+        config:
+          event_time: ds
+"""
+
+# daily intervals, monthly partitions; fails on purpose on var('fail_day')
+DAILY_EVENTS = """{{ config(
+    materialized='managed_incremental',
+    time_column='ds', start='2024-01-01', interval_unit='day', cron='0 6 * * *', batch_size=1,
+    partition_by='month',
+) }}
+
+with
+
+events as (
+    select *
+    from {{ source('tracking', 'events') }}
+    where
+        ds between {{ spark_incremental.start_ds() }} and {{ spark_incremental.end_ds() }}
+        and assert_true(ds != date'{{ var("fail_day", "1900-01-01") }}', 'failing on purpose') is null
+),
+
+final as (
+    select
+        ds,
+        count(*) as event_count,
+        sum(value) as value_sum,
+        trunc(ds, 'MM') as month
+    from events
+    group by ds
+)
+
+select * from final
+"""
+
+# the same model with dbt-spark's own microbatch, for contrast
+MICROBATCH_EVENTS = """{{ config(
+    materialized='incremental', incremental_strategy='microbatch', event_time='ds',
+    begin='2024-01-01', batch_size='day', partition_by='month', file_format='parquet',
+) }}
+
+with
+
+final as (
+    select
+        ds,
+        count(*) as event_count,
+        sum(value) as value_sum,
+        trunc(ds, 'MM') as month
+    from {{ source('tracking', 'events') }}
+    group by ds
+)
+
+select * from final
+"""
+
+
+def d(text: str) -> dt.date:
+    return dt.date.fromisoformat(text)
+
+
+def events_rows(days: dict[str, int], extra: dict[str, int] | None = None) -> list[tuple]:
+    """`days`: day -> number of events (value 1 each); `extra`: day -> events of value 10."""
+    out, event_id = [], 0
+    for day, count in days.items():
+        for _ in range(count):
+            event_id += 1
+            out.append((event_id, d(day), 1))
+    for day, count in (extra or {}).items():
+        for _ in range(count):
+            event_id += 1
+            out.append((event_id, d(day), 10))
+    return out
+
+
+def reference(spark_sql: SparkSql, schema: str, before: str) -> list[tuple]:
+    sql = (f"select ds, count(*), sum(value), trunc(ds, 'MM') from {schema}.events "
+           f"where ds < date'{before}' group by ds")
+    return sorted(spark_sql.query(sql), key=_sort_key)
+
+
+def table(spark_sql: SparkSql, relation: str) -> list[tuple]:
+    spark_sql.execute(f"refresh table {relation}")  # dbt wrote it from another Spark session
+    return sorted(spark_sql.query(f"select * from {relation}"), key=_sort_key)
+
+
+def done_intervals(spark_sql: SparkSql, schema: str, model: str) -> list[list[str]]:
+    spark_sql.execute(f"refresh table {schema}.spark_incremental_manifest_log")
+    state = spark_sql.scalar(
+        f"select max_by(state, written_at) from {schema}.spark_incremental_manifest_log "
+        f"where model = '{model}' and record_type = 'managed'"
+    )
+    return json.loads(state)["intervals"]
+
+
+def test_batches_gaps_restatement_and_coarse_partitions(make_project, spark_sql: SparkSql) -> None:
+    project: DbtProject = make_project()
+    schema = project.schema
+    project.write_model("intervals_test/sources.yml", SOURCES_YML)
+    project.write_model("intervals_test/daily_events", DAILY_EVENTS)
+    project.write_model("intervals_test/microbatch_events", MICROBATCH_EVENTS)
+    days = {"2024-01-01": 2, "2024-01-02": 3, "2024-01-03": 4, "2024-01-04": 5, "2024-01-05": 6}
+    spark_sql.create_table(f"{schema}.events", EVENTS, events_rows(days))
+
+    # 3-day backfill, one day per batch, into one monthly partition. The cron (06:00) has
+    # fired on 2024-01-04, so the intervals up to 2024-01-04 are ready.
+    result = project.run(
+        "run", "-s", "path:models/intervals_test",
+        "--event-time-start", "2024-01-01", "--event-time-end", "2024-01-04",
+        vars={"spark_incremental__now": "2024-01-04 07:00:00"},
+    )
+    lines = result.pkg_lines()
+    assert sum("daily_events: interval batch" in line for line in lines) == 3, lines
+    assert table(spark_sql, f"{schema}.daily_events") == reference(spark_sql, schema, "2024-01-04")
+    assert len(table(spark_sql, f"{schema}.daily_events")) == 3
+    # dbt-spark's microbatch overwrites the whole monthly partition with each daily batch:
+    # only the last day survives (the trap our batches avoid)
+    assert [row[0] for row in table(spark_sql, f"{schema}.microbatch_events")] == [d("2024-01-03")]
+    assert done_intervals(spark_sql, schema, "daily_events") == [["2024-01-01 00:00:00", "2024-01-04 00:00:00"]]
+
+    # 2024-01-04 is complete at 05:00 on the 5th, but the cron has not fired since: skipped
+    result = project.run("run", "-s", "daily_events", vars={"spark_incremental__now": "2024-01-05 05:00:00"})
+    assert any("daily_events: skipped: no missing day intervals up to 2024-01-04 00:00:00" in line
+               and "fires at 2024-01-05 06:00:00" in line for line in result.pkg_lines()), result.pkg_lines()
+
+    # late data for 2024-01-01 and 2024-01-02: restate them; the batch of 2024-01-02 fails
+    spark_sql.create_table(f"{schema}.events", EVENTS, events_rows(days, {"2024-01-01": 1, "2024-01-02": 1}))
+    restate = {"model": "daily_events", "start": "2024-01-01", "end": "2024-01-03"}
+    result = project.run(
+        "run", "-s", "daily_events",
+        vars={"spark_incremental__now": "2024-01-05 07:00:00", "spark_incremental__restate": restate,
+              "fail_day": "2024-01-02"},
+        expect_success=False,
+    )
+    assert "failing on purpose" in result.text() + str(result.exception)
+    got = {row[0]: row[1] for row in table(spark_sql, f"{schema}.daily_events")}
+    assert got == {d("2024-01-01"): 3, d("2024-01-02"): 3, d("2024-01-03"): 4}  # 01-01 redone, 01-02 not
+    # the first batch is recorded; the failed day is now a gap in the middle
+    assert done_intervals(spark_sql, schema, "daily_events") == [
+        ["2024-01-01 00:00:00", "2024-01-02 00:00:00"],
+        ["2024-01-03 00:00:00", "2024-01-04 00:00:00"],
+    ]
+
+    # the next run fills the gap and the tail
+    result = project.run("run", "-s", "daily_events", vars={"spark_incremental__now": "2024-01-05 07:00:00"})
+    batches = [line for line in result.pkg_lines() if "daily_events: interval batch" in line]
+    assert [b.split(": ", 2)[2].split(" (")[0] for b in batches] == [
+        "interval batch 1/2: [2024-01-02 00:00:00, 2024-01-03 00:00:00)",
+        "interval batch 2/2: [2024-01-04 00:00:00, 2024-01-05 00:00:00)",
+    ]
+    assert table(spark_sql, f"{schema}.daily_events") == reference(spark_sql, schema, "2024-01-05")
+    assert done_intervals(spark_sql, schema, "daily_events") == [["2024-01-01 00:00:00", "2024-01-05 00:00:00"]]
+    assert spark_sql.query(f"show partitions {schema}.daily_events") == [("month=2024-01-01",)]
+
+
+BAD_MODELS = {
+    "bad_time_column": ("time_column='nope', start='2024-01-01'",
+                        "time_column 'nope' is not a column of the model (its columns: ds, event_count)"),
+    "bad_cron": ("time_column='ds', start='2024-01-01', cron='0 0 31 2 *'",
+                 "cron = '0 0 31 2 *' never fires"),
+    "bad_batch_size": ("time_column='ds', start='2024-01-01', batch_size=0",
+                       "batch_size = 0 is not allowed: it must be a whole number of intervals >= 1"),
+}
+
+
+def test_bad_interval_config_is_one_clear_error_each(make_project, spark_sql: SparkSql) -> None:
+    project: DbtProject = make_project()
+    schema = project.schema
+    project.write_model("intervals_test/sources.yml", SOURCES_YML)
+    for name, (settings, _) in BAD_MODELS.items():
+        project.write_model(
+            f"intervals_test/{name}",
+            f"{{{{ config(materialized='managed_incremental', {settings}) }}}}\n"
+            f"select ds, count(*) as event_count from {{{{ source('tracking', 'events') }}}} group by ds\n",
+        )
+    spark_sql.create_table(f"{schema}.events", EVENTS, events_rows({"2024-01-01": 1}))
+    result = project.run("run", "-s", *BAD_MODELS, vars={"spark_incremental__now": "2024-01-04 07:00:00"},
+                         expect_success=False)
+    text = result.text()
+    for name, (_, message) in BAD_MODELS.items():
+        assert result.statuses[name] == "error", result.statuses
+        assert f"model '{name}'" in text and message in text, f"{message!r} not in:\n{result.tail(60)}"
+        assert not spark_sql.relation_exists(f"{schema}.{name}")

@@ -1,0 +1,433 @@
+"""managed_incremental on real Spark: each mutability type over several runs.
+
+Every test writes its own source tables and models, runs dbt several times with the
+clock pinned (var spark_incremental__now), and compares the target with a full rebuild
+from the same source (sorted rows) and the logged action. Several models share one dbt
+invocation to keep the file fast.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from typing import Any
+
+import pytest
+
+from tests.harness.dbt import DbtProject, DbtResult
+from tests.harness.sql import SparkSql
+
+D = dt.date
+PREFIX = "spark_incremental: "
+
+
+# ---------------------------------------------------------------------- helpers
+@pytest.fixture
+def project(dbt_project: DbtProject) -> DbtProject:
+    return dbt_project
+
+
+def model_sql(config: dict[str, Any], body: str) -> str:
+    args = ", ".join(f"{key}={value!r}" for key, value in config.items())
+    return f"{{{{ config(materialized='managed_incremental', {args}) }}}}\n\n{body}\n"
+
+
+def said(result: DbtResult, model: str) -> list[str]:
+    """What the package logged about `model`, without the prefixes."""
+    head = f"{PREFIX}{model}: "
+    return [line[len(head):] for line in result.pkg_lines() if line.startswith(head)]
+
+
+def action(result: DbtResult, model: str) -> str:
+    lines = said(result, model)
+    assert lines, f"nothing logged for {model}:\n{result.tail(40)}"
+    return lines[-1]
+
+
+def run(project: DbtProject, models: list[str], now: str | None = None, *extra: str,
+        vars: dict[str, Any] | None = None, expect_success: bool | None = True) -> DbtResult:
+    all_vars = dict(vars or {})
+    if now:
+        all_vars["spark_incremental__now"] = now
+    return project.run("run", "--select", *models, *extra, vars=all_vars, expect_success=expect_success)
+
+
+def statuses(result: DbtResult, models: Any) -> dict[str, str]:
+    return {name: status for name, status in result.statuses.items() if name in set(models)}
+
+
+def rows(sql: SparkSql, relation: str, columns: str = "*") -> list[tuple]:
+    """Sorted rows (of `columns`). REFRESH first: this client is another Spark session, whose
+    cached file listing of a table goes stale when dbt's session swaps or overwrites it."""
+    if not relation.startswith("("):
+        sql.execute(f"refresh table {relation}")
+    return sql.table_rows(f"(select {columns} from {relation}) as q")
+
+
+def state(sql: SparkSql, project: DbtProject, model: str) -> dict[str, Any]:
+    """The model's current managed state: its latest 'managed' row in the log."""
+    found = sql.query_dicts(
+        f"select mutability_type, cast(last_refresh as string) as last_refresh, high_water_mark,"
+        f" high_water_mark_type, state, action"
+        f" from {project.relation('spark_incremental_manifest_log')}"
+        f" where model = '{model}' and record_type = 'managed' order by written_at desc limit 1")
+    assert found, f"no managed state for {model}"
+    return found[0]
+
+
+def leftovers(sql: SparkSql, project: DbtProject) -> list[str]:
+    return sorted(r[1] for r in sql.query(f"show tables in {project.schema} like '*__si_*'"))
+
+
+COLS = {"id": "int", "v": "string", "ds": "date"}
+COMPILED = "target/compiled/spark_incremental_integration_tests/models/"
+
+
+# ------------------------------------------------------------ every type, multi-run
+def test_each_mutability_type_over_runs(project: DbtProject, spark_sql: SparkSql) -> None:
+    dim, facts = project.relation("dim_src"), project.relation("facts_src")
+    spark_sql.create_table(dim, COLS, [(1, "a", D(2020, 1, 1)), (2, "b", D(2020, 1, 2)), (3, "c", D(2020, 1, 2))])
+    spark_sql.create_table(facts, COLS, [(1, "x", D(2020, 1, 1)), (2, "y", D(2020, 1, 2))])
+    first_dim, first_facts = rows(spark_sql, dim), rows(spark_sql, facts)
+
+    project.write_model("m_immutable", model_sql({"mutability": {"type": "immutable"}}, f"select * from {dim}"))
+    project.write_model("m_full", model_sql(
+        {"mutability": {"type": "full_mutation", "type_params": {"update_cron": "0 13 * * *"}}},
+        f"select * from {dim}"))
+    project.write_model("m_ds_append", model_sql(
+        {"mutability": {"type": "ds_append_only", "type_params": {"update_cron": "0 */6 * * *"}}, "partition_by": "ds"},
+        f"select * from {facts}\nwhere ds >= {{{{ spark_incremental.along_min() }}}}"
+        f" and ds <= {{{{ spark_incremental.along_max() }}}}"))
+    project.write_model("m_upsert", model_sql(
+        {"unique_key": "id", "partition_by": "ds", "file_format": "parquet"},
+        "-- {{ 'incremental run' if spark_incremental.is_incremental() else 'build run' }}\n"
+        f"select id, v, ds from {dim}"))
+    models = ["m_immutable", "m_full", "m_ds_append", "m_upsert"]
+
+    # run 1: everything is built
+    r1 = run(project, models, "2020-01-05 12:00:00")
+    assert action(r1, "m_immutable") == "built once (3 rows)"
+    for name in ["m_full", "m_upsert"]:
+        assert action(r1, name) == "built: first build (3 rows)"
+    assert action(r1, "m_ds_append") == "built: first build (2 rows)"
+    assert "-- build run" in project.read_file(COMPILED + "m_upsert.sql")
+
+    # the sources change: dim rows are updated, moved and added; facts only grow
+    spark_sql.execute(f"insert overwrite table {dim} values (1, 'a2', date'2020-01-01'), (2, 'b', date'2020-01-03'),"
+                      f" (3, 'c', date'2020-01-02'), (4, 'd', date'2020-01-03')")
+    spark_sql.insert_rows(facts, COLS, [(3, "z", D(2020, 1, 3)), (4, "w", D(2020, 1, 4))])
+
+    # run 2, 12:30: the crons are not due
+    r2 = run(project, models, "2020-01-05 12:30:00")
+    assert action(r2, "m_immutable") == "skipped: immutable"
+    assert action(r2, "m_full") == "skipped: next refresh due at 2020-01-05 13:00:00 (update_cron '0 13 * * *')"
+    assert action(r2, "m_ds_append") == "skipped: next refresh due at 2020-01-05 18:00:00 (update_cron '0 */6 * * *')"
+    assert action(r2, "m_upsert") == "upserted 4 rows on id: replaced 3 partitions"
+    assert "-- incremental run" in project.read_file(COMPILED + "m_upsert.sql")
+    assert rows(spark_sql, project.relation("m_immutable")) == first_dim
+    assert rows(spark_sql, project.relation("m_full")) == first_dim
+    assert rows(spark_sql, project.relation("m_ds_append")) == first_facts
+    assert rows(spark_sql, project.relation("m_upsert")) == rows(spark_sql, dim)
+
+    # run 3, 18:00: both crons are due
+    r3 = run(project, models, "2020-01-05 18:00:00")
+    assert action(r3, "m_immutable") == "skipped: immutable"
+    assert action(r3, "m_full") == "refreshed: update_cron '0 13 * * *' was due at 2020-01-05 13:00:00 (4 rows)"
+    assert action(r3, "m_ds_append") == "appended 2 rows with ds > '2020-01-02'"
+    assert "ds >= cast('2020-01-02' as date)" in project.read_file(COMPILED + "m_ds_append.sql")
+    for name, source in [("m_full", dim), ("m_ds_append", facts), ("m_upsert", dim)]:
+        assert rows(spark_sql, project.relation(name)) == rows(spark_sql, source), name
+    assert rows(spark_sql, project.relation("m_immutable")) == first_dim
+
+    # the manifest holds each model's state
+    s = state(spark_sql, project, "m_full")
+    assert (s["mutability_type"], s["last_refresh"]) == ("full_mutation", "2020-01-05 18:00:00")
+    s = state(spark_sql, project, "m_immutable")
+    assert (s["mutability_type"], s["last_refresh"], s["action"]) == ("immutable", "2020-01-05 12:00:00", "built once (3 rows)")
+    s = state(spark_sql, project, "m_ds_append")
+    assert (s["high_water_mark"], s["high_water_mark_type"], s["last_refresh"]) == ("2020-01-04", "date", "2020-01-05 18:00:00")
+    assert json.loads(s["state"])["fingerprint"]["along"] == "ds"
+    assert leftovers(spark_sql, project) == []
+
+
+# ------------------------------------------------------- MetricFlow's bookings trap
+def test_metricflow_bookings_late_row_with_and_without_grace(project: DbtProject, spark_sql: SparkSql) -> None:
+    """MetricFlow's append_only contract silently ignores rows that land later for an
+    already-loaded ds (booking 4 on 2020-01-02). Without a grace period that is what
+    happens here too; with grace_period 1 (day) it is picked up, and counted once."""
+    bookings = project.relation("fct_bookings")
+    columns = {"ds": "date", "booking_id": "int", "guest_id": "int", "host_id": "int",
+               "listing_id": "int", "is_instant": "boolean", "booking_value": "double"}
+    spark_sql.create_table(bookings, columns, [
+        (D(2020, 1, 1), 1, 101, 201, 301, True, 100.0),
+        (D(2020, 1, 1), 2, 102, 202, 302, False, 250.0),
+        (D(2020, 1, 2), 3, 103, 201, 301, True, 75.0),
+    ])
+    body = (f"with\n\nbookings as (\n    select * from {bookings}\n"
+            "    where {{ spark_incremental.along_filter() }}\n),\n\nfinal as (\n    select * from bookings\n)\n\n"
+            "select * from final")
+    project.write_model("bookings_no_grace", model_sql(
+        {"mutability": {"type": "append_only", "type_params": {"along": "ds"}}}, body))
+    project.write_model("bookings_grace", model_sql(
+        {"mutability": {"type": "append_only", "type_params": {"along": "ds", "grace_period": 1}},
+         "partition_by": "ds"}, body))
+    models = ["bookings_no_grace", "bookings_grace"]
+    r1 = run(project, models)
+    assert action(r1, "bookings_grace") == "built: first build (3 rows)"
+
+    # booking 4 arrives late for 2020-01-02, booking 5 is new
+    spark_sql.insert_rows(bookings, columns, [
+        (D(2020, 1, 2), 4, 104, 202, 302, False, 300.0),
+        (D(2020, 1, 3), 5, 105, 201, 301, True, 80.0),
+    ])
+    r2 = run(project, models)
+    assert action(r2, "bookings_no_grace") == "appended 1 row with ds > '2020-01-02'"
+    assert action(r2, "bookings_grace") == (
+        "replaced rows with ds > '2020-01-01' by 3 rows: replaced 2 partitions;"
+        " grace_period 1 before the high-water mark 2020-01-02")
+
+    def ids(name: str) -> list[int]:
+        return [r[0] for r in rows(spark_sql, project.relation(name), "booking_id")]
+
+    assert ids("bookings_no_grace") == [1, 2, 3, 5]          # booking 4 is missing, exactly
+    assert ids("bookings_grace") == [1, 2, 3, 4, 5]          # present once
+    every = ", ".join(columns)      # the partitioned target has ds last
+    assert rows(spark_sql, project.relation("bookings_grace"), every) == rows(spark_sql, bookings, every)
+    assert state(spark_sql, project, "bookings_grace")["high_water_mark"] == "2020-01-03"
+
+
+# --------------------------------------------------------- upsert on plain parquet
+def test_parquet_upsert_moves_rows_between_partitions_and_recovers(project: DbtProject, spark_sql: SparkSql) -> None:
+    """The query returns only this run's new or changed rows (like a sessionisation
+    model); rows move between partitions; a run killed before the overwrite is finished
+    by the next run from the leftover staging table."""
+    batch = project.relation("batch_src")
+    spark_sql.create_table(batch, COLS, [
+        (1, "a", D(2020, 1, 1)), (2, "b", D(2020, 1, 2)), (3, "c", D(2020, 1, 3)),
+        (4, "d", D(2020, 1, 1)), (5, "e", D(2020, 1, 2)), (6, "f", D(2020, 1, 2)),
+    ])
+    expected: dict[int, tuple] = {r[0]: r for r in rows(spark_sql, batch)}
+    project.write_model("u_part", model_sql({"unique_key": "id", "partition_by": "ds"}, f"select * from {batch}"))
+    project.write_model("u_flat", model_sql({"unique_key": "id"}, f"select * from {batch}"))
+    project.write_model("u_bounded", model_sql(
+        {"unique_key": "id", "partition_by": "ds", "upsert_date_key": "ds", "upsert_lookback_days": 0},
+        f"select * from {batch} where id != 3"))
+    models = ["u_part", "u_flat", "u_bounded"]
+    run(project, models)
+    bounded_expected = {k: v for k, v in expected.items() if k != 3}
+
+    # id 1 moves to a new partition, id 3 leaves its partition (which becomes empty),
+    # id 2 changes in place, id 7 is new
+    change = [(1, "a2", D(2020, 1, 4)), (2, "b2", D(2020, 1, 2)), (3, "c", D(2020, 1, 1)), (7, "g", D(2020, 1, 2))]
+    spark_sql.execute(f"truncate table {batch}")
+    spark_sql.insert_rows(batch, COLS, change)
+    expected.update({r[0]: r for r in change})
+    bounded_expected.update({r[0]: r for r in change if r[0] != 3})
+    r2 = run(project, models)
+    # touched: 2020-01-01 (id 1 left, id 3 arrived), 01-02 (ids 2, 7), 01-03 (id 3 left), 01-04 (id 1 arrived)
+    assert action(r2, "u_part") == "upserted 4 rows on id: replaced 4 partitions, 1 emptied and dropped"
+    assert action(r2, "u_flat") == "upserted 4 rows on id: rewrote the table"
+    assert rows(spark_sql, project.relation("u_part")) == sorted(expected.values())
+    assert rows(spark_sql, project.relation("u_flat")) == sorted(expected.values())
+    assert [r[0] for r in spark_sql.query(f"show partitions {project.relation('u_part')}")] == [
+        "ds=2020-01-01", "ds=2020-01-02", "ds=2020-01-04"]
+    # upsert_date_key ds with lookback 0: only partitions from the new rows' min ds
+    # (2020-01-02) on are searched for existing keys, so id 1's old row on 2020-01-01
+    # stays: the documented price of bounding the scan
+    assert action(r2, "u_bounded") == "upserted 3 rows on id: replaced 2 partitions"
+    assert rows(spark_sql, project.relation("u_bounded")) == sorted(
+        [*bounded_expected.values(), (1, "a", D(2020, 1, 1))])
+
+    # run 3 dies just before its overwrite...
+    change = [(4, "d2", D(2020, 1, 2)), (5, "e2", D(2020, 1, 2))]
+    spark_sql.execute(f"truncate table {batch}")
+    spark_sql.insert_rows(batch, COLS, change)
+    expected.update({r[0]: r for r in change})
+    r3 = run(project, ["u_part", "u_flat"], vars={"spark_incremental__fail_at": "before_overwrite"},
+             expect_success=False)
+    assert statuses(r3, ["u_part", "u_flat"]) == {"u_part": "error", "u_flat": "error"}
+    assert leftovers(spark_sql, project) == ["u_flat__si_apply", "u_flat__si_stage", "u_part__si_apply", "u_part__si_stage"]
+    # ... and as if it had died half-way through it: partition files already deleted
+    spark_sql.execute(f"alter table {project.relation('u_part')} drop partition (ds = '2020-01-01')")
+    spark_sql.execute(f"truncate table {project.relation('u_flat')}")
+
+    # run 4 has no new rows: only the recovery can bring the lost rows back
+    spark_sql.execute(f"truncate table {batch}")
+    r4 = run(project, ["u_part", "u_flat"])
+    assert said(r4, "u_part")[0] == "recovered: re-applied the interrupted overwrite of 2 partitions from u_part__si_apply"
+    assert said(r4, "u_flat")[0] == "recovered: re-applied the interrupted overwrite of the whole table from u_flat__si_apply"
+    assert action(r4, "u_part") == "upserted 0 rows on id: nothing to replace"
+    assert rows(spark_sql, project.relation("u_part")) == sorted(expected.values())
+    assert rows(spark_sql, project.relation("u_flat")) == sorted(expected.values())
+    assert leftovers(spark_sql, project) == []
+
+
+# ------------------------------------------------- incremental indicator + grace
+BIG = 10 ** 30
+
+
+def test_numeric_and_timestamp_indicators_with_grace(project: DbtProject, spark_sql: SparkSql) -> None:
+    """AtScale's contract: read indicator > last value - grace, replace that range and
+    upsert by key. The grace is subtracted exactly: on decimal(38,0) values near 1e30 a
+    conversion through a float would move the lower bound by far more than 100."""
+    loads = project.relation("loads_src")
+    columns = {"id": "int", "v": "string", "load_id": "bigint"}
+    spark_sql.create_table(loads, columns, [(1, "a", 1000), (2, "b", 1010), (3, "c", 1020)])
+    derived = (f"select id, v, load_id, cast(load_id as decimal(38,0)) + cast('{BIG}'"
+               f" as decimal(38,0)) as big, timestamp'2020-01-01 00:00:00' + make_interval(0, 0, 0, 0, 0,"
+               f" cast(load_id as int), 0) as loaded_at from {loads}")
+    for name, indicator, grace in [("ind_bigint", "load_id", 100), ("ind_decimal", "big", 100),
+                                   ("ind_ts", "loaded_at", 6000)]:
+        project.write_model(name, model_sql(
+            {"mutability": {"type": "incremental_indicator", "type_params": {"indicator": indicator, "grace_period": grace}},
+             "unique_key": "id"}, derived))
+    models = ["ind_bigint", "ind_decimal", "ind_ts"]
+    run(project, models)
+
+    # id 1 is updated (new indicator value), id 4 lands late but inside the grace period,
+    # id 5 lands later than the grace period allows (ignored, by contract)
+    spark_sql.execute(f"insert overwrite table {loads} values (1, 'a2', 1030), (2, 'b', 1010), (3, 'c', 1020),"
+                      f" (4, 'd', 1015), (5, 'e', 900)")
+    r2 = run(project, models)
+    assert action(r2, "ind_bigint") == ("replaced rows with load_id > 920 by 4 rows (upsert on id): rewrote the table;"
+                                        " grace_period 100 before the high-water mark 1020")
+    assert action(r2, "ind_decimal").startswith(f"replaced rows with big > {BIG + 920} by 4 rows")
+    assert action(r2, "ind_ts").startswith("replaced rows with loaded_at > '2020-01-01 15:20:00' by 4 rows")
+    want_ids = [(1, "a2"), (2, "b"), (3, "c"), (4, "d")]
+    for name in models:
+        got = [(r[0], r[1]) for r in rows(spark_sql, project.relation(name))]
+        assert got == want_ids, name
+        expected = rows(spark_sql, f"({derived} where id != 5) as x")
+        assert rows(spark_sql, project.relation(name)) == expected, name
+    assert state(spark_sql, project, "ind_bigint")["high_water_mark"] == "1030"
+    s = state(spark_sql, project, "ind_decimal")
+    assert (s["high_water_mark"], s["high_water_mark_type"]) == (str(BIG + 1030), "decimal(38,0)")
+    assert state(spark_sql, project, "ind_ts")["high_water_mark"] == "2020-01-01 17:10:00"
+    assert float(BIG + 1030) - 100 == float(BIG)    # what a float conversion would have done
+
+
+# ------------------------------------------- full refresh, type change, safe swap
+def test_full_refresh_type_change_and_rebuild_that_cannot_lose_the_table(project: DbtProject, spark_sql: SparkSql) -> None:
+    src = project.relation("src")
+    spark_sql.create_table(src, COLS, [(1, "a", D(2020, 1, 1)), (2, "b", D(2020, 1, 2)), (3, "bogus", D(2030, 1, 1))])
+    table, appended = project.relation("m"), project.relation("m_append")
+    project.write_model("m", model_sql({"mutability": {"type": "immutable"}}, f"select * from {src}"))
+    project.write_model("m_append", model_sql(
+        {"mutability": {"type": "append_only", "type_params": {"along": "ds"}}}, f"select * from {src}"))
+    r1 = run(project, ["m", "m_append"], "2020-01-05 12:00:00")
+    assert action(r1, "m") == "built once (3 rows)"
+    assert state(spark_sql, project, "m_append")["high_water_mark"] == "2030-01-01"
+
+    # the mutability type changes, so the model is rebuilt; that rebuild dies between its
+    # two renames: the target is gone for a moment
+    spark_sql.execute(f"insert into {src} values (4, 'd', date'2020-01-03')")
+    project.write_model("m", model_sql({"mutability": {"type": "full_mutation"}}, f"select * from {src}"))
+    r2 = run(project, ["m"], "2020-01-05 12:10:00", vars={"spark_incremental__fail_at": "after_rename_old"},
+             expect_success=False)
+    assert statuses(r2, ["m"]) == {"m": "error"}
+    assert not spark_sql.relation_exists(table)
+    assert leftovers(spark_sql, project) == ["m__si_new", "m__si_old"]
+    spark_sql.execute(f"drop table {table}__si_new")    # as if it died before the new table was there
+
+    # the next run restores the old table first, then rebuilds and says why
+    r3 = run(project, ["m"], "2020-01-05 12:20:00")
+    assert said(r3, "m") == [
+        "recovered: m was missing; restored it from m__si_old (an earlier rebuild stopped after renaming it away)",
+        "full refresh: mutability type changed from immutable to full_mutation (4 rows)",
+    ]
+    assert state(spark_sql, project, "m")["mutability_type"] == "full_mutation"
+    assert rows(spark_sql, table) == rows(spark_sql, src)
+
+    # a rebuild whose query fails leaves the old table readable; a --full-refresh of
+    # the append_only model resets its high-water mark (the bogus 2030 row is gone)
+    spark_sql.create_table(src, COLS, [(1, "a", D(2020, 1, 1)), (2, "b", D(2020, 1, 2)), (4, "d", D(2020, 1, 3))])
+    before = rows(spark_sql, table)
+    project.write_model("m", model_sql({"mutability": {"type": "full_mutation"}},
+                                       f"select * from {src} where assert_true(id < 0) is null"))
+    r4 = run(project, ["m", "m_append"], "2020-01-05 13:00:00", "--full-refresh", expect_success=False)
+    assert statuses(r4, ["m", "m_append"]) == {"m": "error", "m_append": "success"}
+    assert rows(spark_sql, table) == before
+    assert action(r4, "m_append") == "full refresh: --full-refresh (3 rows)"
+    assert state(spark_sql, project, "m_append")["high_water_mark"] == "2020-01-03"
+    assert rows(spark_sql, appended) == rows(spark_sql, src)
+    assert leftovers(spark_sql, project) == []
+
+
+# ------------------------------------------------------------------- bad input
+BAD_MODELS = {
+    "bad_type": ({"mutability": {"type": "sometimes"}},
+                 ["mutability.type = 'sometimes'", "Allowed: immutable, full_mutation, append_only, ds_append_only, incremental_indicator"]),
+    "bad_no_along": ({"mutability": {"type": "append_only"}},
+                     ["mutability.type_params.along is missing"]),
+    "bad_along_column": ({"mutability": {"type": "append_only", "type_params": {"along": "event_day"}}},
+                         ["mutability.type_params.along = 'event_day' is not a column of the model", "id, v, ds"]),
+    "bad_cron_fields": ({"mutability": {"type": "full_mutation", "type_params": {"update_cron": "0 13 * *"}}},
+                        ["update_cron = '0 13 * *' has 4 fields", "5 fields"]),
+    "bad_cron_range": ({"mutability": {"type": "full_mutation", "type_params": {"update_cron": "61 * * * *"}}},
+                       ["update_cron = '61 * * * *'", "minute field", "out of range 0-59"]),
+    "bad_indicator": ({"mutability": {"type": "incremental_indicator", "type_params": {"indicator": "v"}}},
+                      ["mutability.type_params.indicator = 'v' has type string",
+                       "Allowed types: tinyint, smallint, int, bigint, decimal(p,0)"]),
+    "bad_min_max": ({"mutability": {"type": "ds_append_only", "type_params": {"min": "2020-02-01", "max": "2020-01-01"}}},
+                    ["mutability.type_params.min = '2020-02-01' is after mutability.type_params.max = '2020-01-01'"]),
+    "bad_no_key": ({"partition_by": "ds"},
+                   ["mutability is not set and there is no unique_key"]),
+    "bad_param": ({"mutability": {"type": "immutable", "type_params": {"along": "ds"}}},
+                  ["mutability.type_params.along = ds is not allowed for type 'immutable'"]),
+}
+
+
+def test_bad_input_is_a_compile_error_and_writes_nothing(project: DbtProject, spark_sql: SparkSql) -> None:
+    src = project.relation("src")
+    spark_sql.create_table(src, COLS, [(1, "a", D(2020, 1, 1))])
+    for name, (config, _) in BAD_MODELS.items():
+        project.write_model(name, model_sql(config, f"select * from {src}"))
+    result = run(project, list(BAD_MODELS), expect_success=False)
+    assert statuses(result, BAD_MODELS) == {name: "error" for name in BAD_MODELS}
+    text = result.text()
+    for name, (_, fragments) in BAD_MODELS.items():
+        errors = [line for line in result.lines if f"model '{name}'" in line]
+        assert errors, f"no error naming model '{name}':\n{text[-3000:]}"
+        for fragment in fragments:
+            assert any(fragment in line for line in errors), f"{name}: {fragment!r} not in {errors}"
+    # nothing written: no table, no staging table, no manifest row
+    tables = {r[1] for r in spark_sql.query(f"show tables in {project.schema}")}
+    assert tables & set(BAD_MODELS) == set()
+    assert leftovers(spark_sql, project) == []
+    if "spark_incremental_manifest_log" in tables:
+        assert spark_sql.scalar(f"select count(*) from {project.relation('spark_incremental_manifest_log')}"
+                                f" where model like 'bad%'") == 0
+
+
+# ------------------------------------------------------------------------ cron
+CRON_CASES = [
+    # expression, after, next fire time
+    ("0 * * * *", "2020-01-05 12:00:00", "2020-01-05 13:00:00"),
+    ("0 * * * *", "2020-01-05 12:59:59", "2020-01-05 13:00:00"),
+    ("*/4 * * * *", "2020-01-05 12:01:00", "2020-01-05 12:04:00"),
+    ("1-30/10 * * * *", "2020-01-05 12:21:00", "2020-01-05 13:01:00"),
+    ("0 13 * * *", "2020-01-05 13:00:00", "2020-01-06 13:00:00"),
+    ("30 2 1,15 * *", "2020-01-02 00:00:00", "2020-01-15 02:30:00"),
+    ("0 0 * * 7", "2020-01-06 00:00:00", "2020-01-12 00:00:00"),        # 7 = Sunday
+    ("0 0 * * 0", "2020-01-06 00:00:00", "2020-01-12 00:00:00"),        # 0 = Sunday
+    ("0 9 * * 1-5", "2020-01-10 09:00:00", "2020-01-13 09:00:00"),      # Friday -> Monday
+    ("0 0 13 * 5", "2020-01-01 00:00:00", "2020-01-03 00:00:00"),       # day 13 OR a Friday
+    ("0 0 29 2 *", "2020-03-01 00:00:00", "2024-02-29 00:00:00"),
+    ("15 10 * 12 *", "2020-12-31 10:15:00", "2021-12-01 10:15:00"),
+    ("@daily", "2020-01-05 00:00:00", "2020-01-06 00:00:00"),
+]
+
+
+def test_cron_next_fire_times(project: DbtProject) -> None:
+    project.write_file("macros/cron_cases.sql", """
+{% macro cron_cases(cases) %}
+  {%- for expression, after, expected in cases -%}
+    {%- set cron = spark_incremental._cron_parse(expression) -%}
+    {%- set got = spark_incremental._cron_next(cron, spark_incremental._parse_ts(after)) -%}
+    {%- do spark_incremental._log('cron ' ~ expression ~ ' | ' ~ after ~ ' | ' ~ spark_incremental._ts_text(got)) -%}
+  {%- endfor -%}
+{% endmacro %}
+""")
+    result = project.run("run-operation", "cron_cases", "--args", json.dumps({"cases": CRON_CASES}))
+    got = [line[len(PREFIX) + 5:].split(" | ") for line in result.pkg_lines() if line.startswith(PREFIX + "cron ")]
+    assert [tuple(g) for g in got] == CRON_CASES

@@ -1,0 +1,99 @@
+"""With ``spark_incremental__events_partition_column`` set, every scan of the events table
+the package makes filters on that column, so Spark prunes partitions.
+
+Two proofs on a real events table partitioned by ``event_date`` (6 days):
+* the plan: ``explain`` of the compiled SQL of every model that reads the events source
+  shows ``PartitionFilters: [... event_date ...]`` on each scan of the events table;
+* the metrics: during real ``dbt run``s (state 1, then a standard run), every scan of the
+  events table in Spark's SQL metrics (models, hooks, macros alike) has partition filters
+  on ``event_date`` and reads only the partitions of its window.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+
+from benchmarks import generate
+from benchmarks.generate import EventsSpec
+from benchmarks.metrics import SqlMetrics
+
+EVENTS_SOURCE = "source.spark_incremental.spark_incremental_events.events"
+DAYS = 6
+
+
+def _partition_filters(text: str) -> str:
+    """The ``PartitionFilters: [...]`` list of one scan's description ('' when absent)."""
+    m = re.search(r"PartitionFilters: \[(.*?)\](?:,|\n|$)", text)
+    return m.group(1) if m else ""
+
+
+def _explain_scans(explain: str, relation: str) -> list[str]:
+    """The sections of ``explain formatted`` output that describe scans of ``relation``."""
+    sections = re.split(r"\n(?=\(\d+\) )", explain)
+    pattern = re.compile(rf"^\(\d+\) Scan \w+ (?:\S+\.)?{re.escape(relation)}\s*$", re.I | re.M)
+    return [s for s in sections if pattern.search(s.splitlines()[0] if s else "")]
+
+
+@pytest.fixture
+def pruned(make_project: Any, spark_sql: Any, spark_server: Any) -> dict[str, Any]:
+    project = make_project(
+        spark_incremental__events_partition_column=generate.PARTITION_COLUMN,
+        spark_incremental__start_date="2024-01-01",
+        spark_incremental__backfill_limit_days=2,
+    )
+    spec = EventsSpec(schema=project.schema, table="events", events_per_day=300,
+                      files_per_day=4, long_sessions_from_day=2, long_session_share=0.05)
+    generate.create_table(spark_sql, spec, replace=True)
+    generate.load_days(spark_sql, spec, 0, DAYS - 1)
+    return {"project": project, "spec": spec,
+            "probe": SqlMetrics(spark_server.ui_url)}
+
+
+def _event_scans(probe: SqlMetrics, mark: int, spec: EventsSpec) -> list[Any]:
+    return probe.reads_since(mark, spec.schema, spec.table).scan_details
+
+
+def test_every_scan_of_the_events_table_filters_the_partition_column(
+        pruned: dict[str, Any], spark_sql: Any) -> None:
+    project, spec, probe = pruned["project"], pruned["spec"], pruned["probe"]
+
+    # 1. the metrics of real runs: every scan the package made, models and hooks alike
+    for run in ("first run (state 1: days 0-2)", "standard run (state 4: up to day 4)"):
+        mark = probe.mark()
+        project.run("run")
+        scans = _event_scans(probe, mark, spec)
+        assert scans, f"{run}: no scan of {spec.relation} in the Spark metrics"
+        for scan in scans:
+            filters = _partition_filters(scan.desc)
+            assert generate.PARTITION_COLUMN in filters, (
+                f"{run}: a scan of the events table without a filter on "
+                f"{generate.PARTITION_COLUMN} (execution {scan.execution_id}): {scan.desc}")
+            # backfill_limit_days = 2 and a 6 h lookback: no window spans more than 4 days
+            assert 0 < scan.partitions <= 4 < DAYS, (
+                f"{run}: read {scan.partitions} of {DAYS} partitions: {scan.desc}")
+
+    # 2. the plans: explain the compiled SQL of each model that reads the events source
+    manifest = json.loads(project.read_file("target/manifest.json"))
+    readers = sorted(
+        node["name"] for node in manifest["nodes"].values()
+        if node["resource_type"] == "model"
+        and EVENTS_SOURCE in node.get("depends_on", {}).get("nodes", [])
+    )
+    assert "spark_incremental_base_events_this_run" in readers, readers
+    result = project.run("compile", "--select", *readers)
+    compiled = {r.node.name: r.node.compiled_code for r in result.result.results}
+    for name in readers:
+        assert compiled.get(name), f"{name}: nothing compiled"
+        spark_sql.reconnect()  # a fresh session: no cached listing of tables dbt rewrote
+        explain = "\n".join(str(row[0]) for row in spark_sql.query(f"explain formatted {compiled[name]}"))
+        scans = _explain_scans(explain, spec.relation)
+        assert scans, f"{name}: its plan has no scan of {spec.relation}:\n{explain}"
+        for section in scans:
+            filters = _partition_filters(section)
+            assert generate.PARTITION_COLUMN in filters, (
+                f"{name}: a scan of {spec.relation} without PartitionFilters on "
+                f"{generate.PARTITION_COLUMN}:\n{section}")

@@ -1,0 +1,214 @@
+"""Run limits: the published vectors, the four states on real runs, the data gap."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+
+import pytest
+
+from tests.harness.dbt import DbtProject
+from tests.harness.sql import SparkSql
+
+EVENT_COLUMNS = {
+    "event_id": "string",
+    "domain_sessionid": "string",
+    "domain_userid": "string",
+    "collector_tstamp": "timestamp",
+    "dvce_created_tstamp": "timestamp",
+    "dvce_sent_tstamp": "timestamp",
+    "load_tstamp": "timestamp",
+    "app_id": "string",
+    "event_name": "string",
+    "page_url": "string",
+}
+
+# (name, min_last_success, max_last_success, matched, expected) -> (lower, upper)
+VECTORS = [
+    ("empty", None, None, 0, 10, "2021-01-01 00:00:00", "2021-01-31 00:00:00"),
+    ("new_models", "2021-03-01", "2021-03-01", 5, 10, "2021-01-01 00:00:00", "2021-01-31 00:00:00"),
+    ("out_of_sync", "2021-03-01", "2021-03-05", 10, 10, "2021-02-28 18:00:00", "2021-03-05 00:00:00"),
+    ("out_of_sync_far", "2021-03-01", "2021-05-01", 10, 10, "2021-02-28 18:00:00", "2021-03-31 00:00:00"),
+    ("standard", "2021-03-01", "2021-03-01", 10, 10, "2021-02-28 18:00:00", "2021-03-31 00:00:00"),
+]
+
+
+def event(event_id: str, session: str, ts: str) -> tuple:
+    stamp = datetime.fromisoformat(ts)
+    return (event_id, session, "user_" + session, stamp, stamp, stamp, stamp, "app", "page_view", "/home")
+
+
+def manifest(project: DbtProject, spark_sql: SparkSql) -> dict[str, str]:
+    rows = spark_sql.query(
+        f"select model, date_format(last_success, 'yyyy-MM-dd HH:mm:ss') "
+        f"from {project.schema}.spark_incremental_manifest where last_success is not null"
+    )
+    return {model: last_success for model, last_success in rows}
+
+
+def state_lines(lines: list[str]) -> list[str]:
+    return [line for line in lines if "[state " in line or "processing data between" in line]
+
+
+def test_published_vectors(dbt_project: DbtProject) -> None:
+    vectors = [
+        {"name": n, "min_last_success": lo, "max_last_success": hi, "matched": m, "expected": e}
+        for n, lo, hi, m, e, _, _ in VECTORS
+    ]
+    args = {
+        "vectors": vectors,
+        "start_date": "2021-01-01",
+        "backfill_limit_days": 30,
+        "lookback_window_hours": 6,
+        "now": "2030-01-01 00:00:00",
+    }
+    result = dbt_project.run("run-operation", "evaluate_run_limits", "--args", json.dumps(args))
+    found = {}
+    for line in result.lines:
+        if "run_limits_vector: " in line:
+            payload = json.loads(line.split("run_limits_vector: ", 1)[1])
+            found[payload["name"]] = (payload["lower_limit"], payload["upper_limit"])
+    expected = {n: (lower, upper) for n, _, _, _, _, lower, upper in VECTORS}
+    assert found == expected
+
+
+@pytest.fixture
+def events_project(dbt_project: DbtProject, spark_sql: SparkSql) -> DbtProject:
+    """Two tracked models over events spread across January 2021."""
+    events = [
+        event("e1", "s1", "2021-01-01 10:00:00"),
+        event("e2", "s1", "2021-01-01 10:05:00"),
+        event("e3", "s2", "2021-01-03 09:00:00"),
+        event("e4", "s3", "2021-01-05 12:00:00"),
+        event("e5", "s4", "2021-01-08 08:00:00"),
+        event("e5", "s4", "2021-01-08 08:00:00"),  # duplicate event_id
+    ]
+    spark_sql.create_table(f"{dbt_project.schema}.events", EVENT_COLUMNS, events)
+    dbt_project.default_vars.update(
+        {
+            "spark_incremental__start_date": "2021-01-01",
+            "spark_incremental__backfill_limit_days": 3,
+            "spark_incremental__now": "2021-02-01 00:00:00",
+        }
+    )
+    dbt_project.write_model(
+        "models/derived/extra_tracked.sql",
+        "{{ config(materialized='table', tags=['spark_incremental']) }}\n"
+        "select count(*) as n from {{ ref('spark_incremental_base_events_this_run') }}\n",
+    )
+    return dbt_project
+
+
+def test_four_states(events_project: DbtProject, spark_sql: SparkSql) -> None:
+    project = events_project
+    project.remove_file("models/derived/extra_tracked.sql")
+
+    # state 1: nothing in the manifest
+    first = project.run("run")
+    assert state_lines(first.pkg_lines()) == [
+        "spark_incremental: [state 1] no data in manifest, processing data from start_date",
+        "spark_incremental: processing data between '2021-01-01 00:00:00' and '2021-01-04 00:00:00'",
+    ]
+    after_first = manifest(project, spark_sql)
+    assert len(after_first) >= 1 and "extra_tracked" not in after_first
+    assert set(after_first.values()) == {"2021-01-03 09:00:00"}
+
+    # state 2: a new tagged model appears
+    project.write_model(
+        "models/derived/extra_tracked.sql",
+        "{{ config(materialized='table', tags=['spark_incremental']) }}\n"
+        "select count(*) as n from {{ ref('spark_incremental_base_events_this_run') }}\n",
+    )
+    second = project.run("run")
+    assert state_lines(second.pkg_lines()) == [
+        "spark_incremental: [state 2] new incremental models extra_tracked, backfilling",
+        "spark_incremental: processing data between '2021-01-01 00:00:00' and '2021-01-03 09:00:00'",
+    ]
+    after_second = manifest(project, spark_sql)
+    assert after_second["extra_tracked"] == "2021-01-03 09:00:00"
+    assert {k: v for k, v in after_second.items() if k != "extra_tracked"} == after_first
+
+    # a failing tracked model keeps its manifest row: next run is state 3
+    project.write_model(
+        "models/derived/extra_tracked.sql",
+        "{{ config(materialized='table', tags=['spark_incremental']) }}\n"
+        "select count(*) as n from {{ ref('spark_incremental_base_events_this_run') }}\n"
+        "where assert_true(false) is null\n",
+    )
+    third = project.run("run", expect_success=False)
+    assert third.statuses["extra_tracked"] == "error"
+    after_third = manifest(project, spark_sql)
+    assert after_third["extra_tracked"] == "2021-01-03 09:00:00"
+    others = {k: v for k, v in after_third.items() if k != "extra_tracked"}
+    assert set(others.values()) == {"2021-01-05 12:00:00"}
+
+    project.write_model(
+        "models/derived/extra_tracked.sql",
+        "{{ config(materialized='table', tags=['spark_incremental']) }}\n"
+        "select count(*) as n from {{ ref('spark_incremental_base_events_this_run') }}\n",
+    )
+    fourth = project.run("run")
+    assert state_lines(fourth.pkg_lines()) == [
+        "spark_incremental: [state 3] incremental models out of sync, syncing",
+        "spark_incremental: processing data between '2021-01-03 03:00:00' and '2021-01-05 12:00:00'",
+    ]
+    assert set(manifest(project, spark_sql).values()) == {"2021-01-05 12:00:00"}
+
+    # state 4: standard run
+    fifth = project.run("run")
+    assert state_lines(fifth.pkg_lines()) == [
+        "spark_incremental: [state 4] standard incremental run",
+        "spark_incremental: processing data between '2021-01-05 06:00:00' and '2021-01-08 12:00:00'",
+    ]
+    assert set(manifest(project, spark_sql).values()) == {"2021-01-08 08:00:00"}
+
+
+def test_limits_model_alone_changes_nothing(events_project: DbtProject, spark_sql: SparkSql) -> None:
+    project = events_project
+    project.run("run")
+    current = f"{project.schema}.spark_incremental_manifest"
+    before = spark_sql.table_rows(current)
+    result = project.run("run", "--select", "spark_incremental_base_new_event_limits")
+    assert "spark_incremental: [state 4] standard incremental run" in result.pkg_lines()
+    assert spark_sql.table_rows(current) == before
+    row = spark_sql.query_dicts(f"select * from {project.schema}.spark_incremental_base_new_event_limits")
+    assert len(row) == 1 and row[0]["state"] == 4
+
+
+def test_data_gap_is_crossed(dbt_project: DbtProject, spark_sql: SparkSql) -> None:
+    """No events for 40 days with backfill_limit_days = 30: the package moves past the gap."""
+    events = [
+        event("a1", "s1", "2021-01-01 10:00:00"),
+        event("a2", "s2", "2021-01-02 10:00:00"),
+        event("b1", "s3", "2021-02-11 10:00:00"),  # 40 days later
+        event("b2", "s3", "2021-02-11 10:30:00"),
+    ]
+    spark_sql.create_table(f"{dbt_project.schema}.events", EVENT_COLUMNS, events)
+    dbt_project.default_vars.update(
+        {
+            "spark_incremental__start_date": "2021-01-01",
+            "spark_incremental__backfill_limit_days": 30,
+            "spark_incremental__now": "2021-06-01 00:00:00",
+        }
+    )
+    windows = []
+    for _ in range(3):
+        result = dbt_project.run("run")
+        windows.append([line for line in result.pkg_lines() if "processing data between" in line][0])
+    assert windows == [
+        "spark_incremental: processing data between '2021-01-01 00:00:00' and '2021-01-31 00:00:00'",
+        # nothing after 01-02 10:00 within 30 days, but events after the window: move to its end
+        "spark_incremental: processing data between '2021-01-02 04:00:00' and '2021-02-01 10:00:00'",
+        "spark_incremental: processing data between '2021-02-01 04:00:00' and '2021-03-03 10:00:00'",
+    ]
+    assert set(manifest(dbt_project, spark_sql).values()) == {"2021-02-11 10:30:00"}
+
+
+def test_models_to_remove_backfills(events_project: DbtProject, spark_sql: SparkSql) -> None:
+    project = events_project
+    project.run("run")
+    project.run("run")
+    removed = "extra_tracked"
+    result = project.run("run", vars={"spark_incremental__models_to_remove": [removed]})
+    assert any(f"removed from the manifest: {removed}" in line for line in result.pkg_lines())
+    assert "spark_incremental: [state 2] new incremental models " + removed + ", backfilling" in result.pkg_lines()

@@ -1,0 +1,39 @@
+"""show_state: the manifest at a glance, read-only."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import tests.generator as gen
+from tests.harness.dbt import DbtProject
+from tests.harness.sql import SparkSql
+from tests.test_sessions import BASE_VARS, _create_events, _ts
+
+FULL_MUTATION_MODEL = """
+{{ config(materialized='managed_incremental',
+          mutability={'type': 'full_mutation', 'type_params': {'update_cron': '0 13 * * *'}}) }}
+select 1 as id
+"""
+
+
+def test_show_state_prints_every_model_and_changes_nothing(
+    make_project: Callable[..., DbtProject], spark_sql: SparkSql
+) -> None:
+    batch = gen.generate().batches[0]
+    project = make_project(**BASE_VARS, spark_incremental__now=_ts(batch.load_tstamp))
+    _create_events(spark_sql, project, batch.rows())
+    project.write_model("models/daily_snapshot.sql", FULL_MUTATION_MODEL)
+    project.run("run")
+    log = project.relation("spark_incremental_manifest_log")
+    before = spark_sql.scalar(f"select count(*) from {log}")
+
+    result = project.run("run-operation", "spark_incremental.show_state")
+    table = [line for line in result.lines if " | " in line]
+    assert table[0].split(" | ")[0].strip() == "model"
+    rows = {line.split(" | ")[0].strip(): [cell.strip() for cell in line.split(" | ")] for line in table[1:]}
+    assert rows["sessions"][1] == "events + managed: upsert"
+    assert rows["sessions"][2].startswith("last_success 2021-01-0")
+    assert rows["sessions"][4].startswith("state 4: events '")
+    assert rows["daily_snapshot"][1] == "managed: full_mutation"
+    assert rows["daily_snapshot"][4] == "skip: next refresh due at 2021-01-03 13:00:00"
+    assert spark_sql.scalar(f"select count(*) from {log}") == before
