@@ -26,6 +26,7 @@ import urllib.request
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+_ANY_SCAN = re.compile(r"^Scan \w+ (\S+)$")
 _UNITS = {"B": 1, "KiB": 1024, "MiB": 1024**2, "GiB": 1024**3, "TiB": 1024**4}
 DONE = {"COMPLETED", "FAILED"}
 
@@ -88,6 +89,7 @@ class Reads:
     spark_ms: int = 0  # sum of the statements' durations
     scan_details: list[ScanRead] = field(default_factory=list)
     statements: list[dict[str, Any]] = field(default_factory=list)
+    by_table: dict[str, dict[str, int]] = field(default_factory=dict)  # every table scanned
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -158,6 +160,16 @@ class SqlMetrics:
                 reads.spark_ms += int(summary.get("duration") or 0)
             scanned = 0
             for node in detail.get("nodes", []):
+                any_scan = _ANY_SCAN.match(node.get("nodeName", ""))
+                if any_scan:
+                    metrics = {m["name"]: m["value"] for m in node.get("metrics", [])}
+                    t = reads.by_table.setdefault(any_scan.group(1).split(".", 1)[-1]
+                                                  if any_scan.group(1).count(".") > 1
+                                                  else any_scan.group(1),
+                                                  {"rows": 0, "files": 0, "scans": 0})
+                    t["rows"] += parse_count(metrics.get("number of output rows", "0"))
+                    t["files"] += parse_count(metrics.get("number of files read", "0"))
+                    t["scans"] += 1
                 if not pattern.match(node.get("nodeName", "")):
                     continue
                 metrics = {m["name"]: m["value"] for m in node.get("metrics", [])}

@@ -137,7 +137,10 @@ def start_server(workdir: Path, driver_memory: str) -> Any:
             if "--driver-memory" in cmd:
                 cmd[cmd.index("--driver-memory") + 1] = driver_memory
             at = cmd.index("--class")
-            extra = ["--conf", "spark.sql.ui.retainedExecutions=100000",
+            extra = [# Derby (the embedded metastore) can fail to filter a DATE partition
+                     # column; then list the table's partitions and prune in Spark instead
+                     "--conf", "spark.sql.hive.metastorePartitionPruningFallbackOnException=true",
+                     "--conf", "spark.sql.ui.retainedExecutions=100000",
                      "--conf", "spark.ui.retainedJobs=100000",
                      "--conf", "spark.ui.retainedStages=100000"]
             return cmd[:at] + extra + cmd[at:]
@@ -171,17 +174,47 @@ class Bench:
             # one run catches up with any history (and a full refresh rebuilds all of it)
             "spark_incremental__backfill_limit_days": 3650,
             "spark_incremental__allow_refresh": True,
-            "spark_incremental__manifest_compact_after": 1000,
             BENCH_TAG: True,
         }
         self.project = DbtProject(workdir / "project", host, port, self.prefix,
                                   default_vars=self.vars)
+        self.package_source = "live working tree"
+        if not args.live_package:
+            self.package_source = self._freeze_package(workdir / "package")
         self.snapshot_schema = f"{self.prefix}_snap"
         self.results: list[CaseResult] = []
         self.setup_runs: list[dict[str, Any]] = []
         self.loaded_to = -1  # last day index loaded into the events table
         self.dbt_log = workdir / "dbt_invocations.log"
         self.parse_retries = 3
+
+    # ------------------------------------------------------------------ package
+    def _freeze_package(self, dest: Path) -> str:
+        """Measure a copy of the package as it is now, not the working tree (others may
+        edit it during a long run). Returns a description: git commit, and dirty or not."""
+        shutil.rmtree(dest, ignore_errors=True)
+        dest.mkdir(parents=True)
+        for name in ("dbt_project.yml", "packages.yml"):
+            if (REPO_ROOT / name).exists():
+                shutil.copy2(REPO_ROOT / name, dest / name)
+        for name in ("macros", "models"):
+            shutil.copytree(REPO_ROOT / name, dest / name)
+        link = self.project.path("dbt_packages") / PKG
+        link.unlink()
+        link.symlink_to(dest, target_is_directory=True)
+
+        def git(*cmd: str) -> str:
+            try:
+                return subprocess.run(["git", "-C", str(REPO_ROOT), *cmd], capture_output=True,
+                                      text=True, timeout=30).stdout.strip()
+            except (OSError, subprocess.SubprocessError):
+                return ""
+
+        commit = git("rev-parse", "--short", "HEAD") or "?"
+        dirty = git("status", "--porcelain", "--", "macros", "models", "integration_tests",
+                    "dbt_project.yml")
+        return f"commit {commit}" + (" + uncommitted changes" if dirty else "") + \
+            f", copied at {dt.datetime.now(dt.timezone.utc):%H:%M} UTC"
 
     # ------------------------------------------------------------------ dbt
     def dbt(self, *args: str, label: str, events_reads: bool = True) -> Invocation:
@@ -354,7 +387,8 @@ class Bench:
                 self.measure("microbatch", level, self.microbatch_run(level, level))
                 microbatch_to = level
             if "full-refresh" in a.cases:
-                self.measure("full refresh", level, self.package_run("--full-refresh"))
+                # the heaviest case, and warm already (the runs above used the same models)
+                self.measure("full refresh", level, self.package_run("--full-refresh"), warmups=0)
         top = a.levels[-1]
         if "floor" in a.cases:
             self.measure("dbt ls", top, ("ls",), events_reads=False)
@@ -573,6 +607,29 @@ def node_breakdown(results: list[CaseResult], case: str) -> str:
     return "\n".join(lines)
 
 
+def table_reads(results: list[CaseResult]) -> str:
+    """Rows read from every table by the package cases: what grows with history."""
+    chosen = [r for r in results if r.case in ("incremental", "no-op", "lookback")]
+    chosen += [r for r in results if r.case == "full refresh"][-1:]
+    if not chosen:
+        return ""
+    tables: list[str] = []
+    for r in chosen:
+        for run in r.runs:
+            for t in run.reads.get("by_table", {}):
+                if t not in tables:
+                    tables.append(t)
+    head = "| table | " + " | ".join(f"{r.case} @{r.history_days}d" for r in chosen) + " |"
+    lines = [head, "| --- |" + " ---: |" * len(chosen)]
+    for t in sorted(tables):
+        cells = []
+        for r in chosen:
+            vals = [run.reads.get("by_table", {}).get(t, {}).get("rows", 0) for run in r.runs]
+            cells.append(_fmt_n(statistics.median(vals)) if vals else "–")
+        lines.append(f"| {t} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def make_plot(results: list[CaseResult], path: Path) -> bool:
     try:
         import matplotlib
@@ -625,6 +682,8 @@ def write_report(bench: Bench, machine: dict[str, Any], targets: dict[str, Any],
         f"at the end), {a.files_per_day} files a day; levels of history {', '.join(map(str, a.levels))} days; "
         f"{a.warmups} warm-up + {a.repeats} measured runs per case.",
         "",
+        f"**Package**: {bench.package_source}.",
+        "",
         f"**Machine**: {machine['cores']} cores ({machine['cpu']}), {mem} GB memory, "
         f"Spark {machine['spark']} (local[2] Thrift server, driver {a.driver_memory}), "
         f"dbt-core {machine['dbt_core']}, dbt-spark {machine['dbt_spark']}, Python {machine['python']}; "
@@ -644,6 +703,10 @@ def write_report(bench: Bench, machine: dict[str, Any], targets: dict[str, Any],
         "## dbt execution time per node (median s)",
         "",
         model_timings(bench.results),
+        "",
+        "## Rows read per table (median; Spark scan metrics)",
+        "",
+        table_reads(bench.results),
         "",
         "## Round trips: an incremental run and a no-op run (largest history)",
         "",
@@ -698,6 +761,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--results-dir", type=Path, default=RESULTS_DIR)
     p.add_argument("--workdir", type=Path, default=None, help="default: a new temp dir")
     p.add_argument("--keep-workdir", action="store_true")
+    p.add_argument("--live-package", action="store_true",
+                   help="run the working tree's package, not a copy made at the start")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=None,
                    help="use this running Thrift server instead of starting one (needs --ui-url)")

@@ -77,9 +77,8 @@ EVENT_COLUMNS = {
     "dvce_created_tstamp": "timestamp",
     "dvce_sent_tstamp": "timestamp",
     "load_tstamp": "timestamp",
-    "collector_date": "date",  # partition column: to_date(collector_tstamp)
+    "collector_date": "date",  # the loader's to_date(collector_tstamp)
 }
-PARTITION_COLUMN = "collector_date"
 
 PAGES = [
     "/", "/pricing", "/docs", "/docs/install", "/docs/sessions", "/blog", "/blog/spark",

@@ -118,11 +118,9 @@ def d(text: str) -> dt.date:
 
 
 def with_plan_hook(project: DbtProject) -> None:
-    """Add spark_incremental.plan_changes() to the test project's on-run-start."""
-    text = project.read_file("dbt_project.yml")
-    hook = '  - "{{ spark_incremental.plan_changes() }}"\n'
-    text = text.replace("on-run-start:\n", "on-run-start:\n" + hook, 1)
-    project.write_file("dbt_project.yml", text)
+    """The change plan comes from the on-run-start hook: spark_incremental.start_run()
+    calls plan_changes() before anything runs. Check the test project has it."""
+    assert '"{{ spark_incremental.start_run() }}"' in project.read_file("dbt_project.yml")
 
 
 def write_models(project: DbtProject, names: list[str]) -> None:

@@ -91,14 +91,19 @@ def kill(proc: subprocess.Popen) -> None:
     proc.wait(timeout=30)
 
 
+_REFERENCES: dict[int, dict[str, list[tuple]]] = {}
+
+
 def incremental_reference(make_project: Callable[..., DbtProject], spark_sql: SparkSql, runs: int) -> dict:
-    """The same batches, one fault-free incremental run after each."""
-    project = make_project(**BASE_VARS)
-    _create_events(spark_sql, project, [])
-    for batch in range(runs):
-        spark_sql.insert_rows(_events_table(project), gen.EVENT_COLUMNS, BATCHES[batch].rows())
-        project.run("run", vars=now_of(batch))
-    return derived(spark_sql, project)
+    """The same batches, one fault-free incremental run after each (built once per session)."""
+    if runs not in _REFERENCES:
+        project = make_project(**BASE_VARS)
+        _create_events(spark_sql, project, [])
+        for batch in range(runs):
+            spark_sql.insert_rows(_events_table(project), gen.EVENT_COLUMNS, BATCHES[batch].rows())
+            project.run("run", vars=now_of(batch))
+        _REFERENCES[runs] = derived(spark_sql, project)
+    return _REFERENCES[runs]
 
 
 # ----------------------------------------------------------------------------- scenarios
@@ -114,7 +119,7 @@ def test_failed_model_keeps_its_manifest_row_and_the_sync_equals_a_clean_run(
 
     spark_sql.insert_rows(_events_table(project), gen.EVENT_COLUMNS, BATCHES[1].rows())
     good_sql = project.read_file("models/derived/page_views.sql")
-    project.write_model("models/derived/page_views.sql", good_sql.replace(
+    project.write_model("derived/page_views.sql", good_sql.replace(
         "select * from final", "select * from final where assert_true(false) is null"))
     failed = project.run("run", vars=now_of(1), expect_success=False)
     assert failed.statuses["page_views"] == "error"
@@ -122,7 +127,7 @@ def test_failed_model_keeps_its_manifest_row_and_the_sync_equals_a_clean_run(
     assert after_failure["page_views"] == before["page_views"]
     assert after_failure["sessions"] > before["sessions"]
 
-    project.write_model("models/derived/page_views.sql", good_sql)
+    project.write_model("derived/page_views.sql", good_sql)
     synced = project.run("run", vars=now_of(1))
     assert "spark_incremental: [state 3] incremental models out of sync, syncing" in synced.pkg_lines()
     _assert_consistent(spark_sql, project)

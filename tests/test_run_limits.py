@@ -92,7 +92,7 @@ def events_project(dbt_project: DbtProject, spark_sql: SparkSql) -> DbtProject:
         }
     )
     dbt_project.write_model(
-        "models/derived/extra_tracked.sql",
+        "derived/extra_tracked.sql",
         "{{ config(materialized='table', tags=['spark_incremental']) }}\n"
         "select count(*) as n from {{ ref('spark_incremental_base_events_this_run') }}\n",
     )
@@ -115,7 +115,7 @@ def test_four_states(events_project: DbtProject, spark_sql: SparkSql) -> None:
 
     # state 2: a new tagged model appears
     project.write_model(
-        "models/derived/extra_tracked.sql",
+        "derived/extra_tracked.sql",
         "{{ config(materialized='table', tags=['spark_incremental']) }}\n"
         "select count(*) as n from {{ ref('spark_incremental_base_events_this_run') }}\n",
     )
@@ -130,7 +130,7 @@ def test_four_states(events_project: DbtProject, spark_sql: SparkSql) -> None:
 
     # a failing tracked model keeps its manifest row: next run is state 3
     project.write_model(
-        "models/derived/extra_tracked.sql",
+        "derived/extra_tracked.sql",
         "{{ config(materialized='table', tags=['spark_incremental']) }}\n"
         "select count(*) as n from {{ ref('spark_incremental_base_events_this_run') }}\n"
         "where assert_true(false) is null\n",
@@ -143,7 +143,7 @@ def test_four_states(events_project: DbtProject, spark_sql: SparkSql) -> None:
     assert set(others.values()) == {"2021-01-05 12:00:00"}
 
     project.write_model(
-        "models/derived/extra_tracked.sql",
+        "derived/extra_tracked.sql",
         "{{ config(materialized='table', tags=['spark_incremental']) }}\n"
         "select count(*) as n from {{ ref('spark_incremental_base_events_this_run') }}\n",
     )

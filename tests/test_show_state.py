@@ -22,7 +22,7 @@ def test_show_state_prints_every_model_and_changes_nothing(
     batch = gen.generate().batches[0]
     project = make_project(**BASE_VARS, spark_incremental__now=_ts(batch.load_tstamp))
     _create_events(spark_sql, project, batch.rows())
-    project.write_model("models/daily_snapshot.sql", FULL_MUTATION_MODEL)
+    project.write_model("daily_snapshot.sql", FULL_MUTATION_MODEL)
     project.run("run")
     log = project.relation("spark_incremental_manifest_log")
     before = spark_sql.scalar(f"select count(*) from {log}")

@@ -8,7 +8,7 @@
 
 
 {% macro default__get_changes() -%}
-  {%- if not execute -%}
+  {%- if not spark_incremental._can_query() -%}
     {{- return([]) -}}
   {%- endif -%}
   {%- set types = spark_incremental._change_types() -%}

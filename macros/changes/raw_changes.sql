@@ -1,8 +1,8 @@
 {#- The change list as given: the var spark_incremental__changes (a list of mappings, or
     YAML text of one), or the YAML file named by spark_incremental__changes_file. -#}
 {% macro _raw_changes() -%}
-  {%- set listed = spark_incremental._feature_var('changes') -%}
-  {%- set path = spark_incremental._feature_var('changes_file') -%}
+  {%- set listed = spark_incremental.get_config_var('changes') -%}
+  {%- set path = spark_incremental.get_config_var('changes_file') -%}
   {%- if listed and path -%}
     {%- do exceptions.raise_compiler_error(
         "spark_incremental: set spark_incremental__changes or spark_incremental__changes_file, not both") -%}

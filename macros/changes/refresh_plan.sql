@@ -7,7 +7,7 @@
 
 
 {% macro default__refresh_plan(model_node) -%}
-  {%- if not execute or spark_incremental._raw_changes() | length == 0 -%}
+  {%- if not spark_incremental._can_query() or spark_incremental._raw_changes() | length == 0 -%}
     {{- return(none) -}}
   {%- endif -%}
   {%- set node = graph.nodes.get(model_node.unique_id) or model_node -%}

@@ -49,7 +49,7 @@
     intervals: {model: name (or a list of names), start: ..., end: ...} or a list of those;
     end defaults to now. -#}
 {% macro _interval_restated(model_name, settings, now) -%}
-  {%- set raw = spark_incremental._feature_var('restate') -%}
+  {%- set raw = spark_incremental.get_config_var('restate') -%}
   {%- if not raw -%}
     {{- return([]) -}}
   {%- endif -%}

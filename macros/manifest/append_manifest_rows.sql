@@ -1,6 +1,9 @@
 {#- Append rows to the manifest log. rows: list of dicts keyed by column name
-    (model and record_type required; missing keys are null). One insert statement into
-    this invocation's partition; existing rows are never touched. -#}
+    (model and record_type required; missing keys are null). Each call writes one new
+    partition of its own, through a dynamic partition overwrite: every Spark job then
+    commits through its own staging folder, so appends from parallel dbt threads cannot
+    clobber each other (plain appends to one table share <table>/_temporary), and the
+    new partition appears whole or not at all. Existing rows are never touched. -#}
 {% macro append_manifest_rows(rows) -%}
   {{- return(adapter.dispatch('append_manifest_rows', 'spark_incremental')(rows)) -}}
 {%- endmacro %}
@@ -11,9 +14,17 @@
     {{- return(0) -}}
   {%- endif -%}
   {%- set relation = spark_incremental.ensure_manifest_log() -%}
-  {%- set sql = spark_incremental._manifest_insert_sql(relation, rows, invocation_id) -%}
-  {%- do adapter.execute(sql, fetch=false) -%}
+  {%- set sql = spark_incremental._manifest_insert_sql(relation, rows, spark_incremental._manifest_batch_id(rows[0].model)) -%}
+  {%- do spark_incremental._execute_with_conf('spark.sql.sources.partitionOverwriteMode', 'dynamic', [sql]) -%}
   {{- return(rows | length) -}}
+{%- endmacro %}
+
+
+{#- A partition value no other write uses: the invocation, the time to the microsecond
+    and the first row's model. -#}
+{% macro _manifest_batch_id(model_name) -%}
+  {%- set stamp = modules.datetime.datetime.utcnow().strftime('%Y%m%d%H%M%S%f') -%}
+  {{- return(invocation_id ~ '-' ~ stamp ~ '-' ~ modules.re.sub('[^A-Za-z0-9_]', '_', model_name)) -}}
 {%- endmacro %}
 
 
@@ -28,9 +39,11 @@
           ~ " ['events', 'managed', 'remove', 'lock', 'unlock']; got " ~ row) -%}
     {%- endif -%}
     {%- set values = [] -%}
-    {%- for name, type in columns if name != 'batch_id' -%}
+    {%- for name, type in columns -%}
       {%- if name == 'invocation_id' -%}
         {%- set value = invocation_id -%}
+      {%- elif name == 'batch_id' -%}
+        {%- set value = batch_id -%}
       {%- elif name == 'written_at' -%}
         {#- rows of one statement keep their order: a microsecond apart -#}
         {%- set value = (written_at + modules.datetime.timedelta(microseconds=loop.index0)).strftime('%Y-%m-%d %H:%M:%S.%f') -%}
@@ -44,7 +57,7 @@
     {%- endfor -%}
     {%- do value_rows.append('(' ~ values | join(', ') ~ ')') -%}
   {%- endfor -%}
-insert into {{ relation }} partition (batch_id = {{ spark_incremental._quote(batch_id) }})
+insert overwrite table {{ relation }} partition (batch_id)
 values
   {{ value_rows | join(',\n  ') }}
 {%- endmacro %}

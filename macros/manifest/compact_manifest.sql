@@ -14,16 +14,21 @@
   {%- if not force and partitions | length <= limit -%}
     {{- return(none) -}}
   {%- endif -%}
-  {%- set batch_id = 'compact-' ~ invocation_id -%}
+  {%- set batch_id = 'compact-' ~ spark_incremental._manifest_batch_id('log') -%}
   {%- set sql -%}
-    insert into {{ relation }} partition (batch_id = {{ spark_incremental._quote(batch_id) }})
-    {{ spark_incremental._manifest_compacted_sql(relation) }}
+    insert overwrite table {{ relation }} partition (batch_id)
+    select
+        *,
+        {{ spark_incremental._quote(batch_id) }} as batch_id
+    from ({{ spark_incremental._manifest_compacted_sql(relation) }}) as compacted
   {%- endset -%}
-  {%- do adapter.execute(sql, fetch=false) -%}
-  {%- for partition in partitions if partition != batch_id -%}
-    {%- do adapter.execute('alter table ' ~ relation ~ ' drop if exists partition (batch_id = '
-        ~ spark_incremental._quote(partition) ~ ')', fetch=false) -%}
+  {%- do spark_incremental._execute_with_conf('spark.sql.sources.partitionOverwriteMode', 'dynamic', [sql]) -%}
+  {#- only now, with the compacted partition written, drop the old ones (one statement) -#}
+  {%- set specs = [] -%}
+  {%- for partition in partitions -%}
+    {%- do specs.append('partition (batch_id = ' ~ spark_incremental._quote(partition) ~ ')') -%}
   {%- endfor -%}
+  {%- do adapter.execute('alter table ' ~ relation ~ ' drop if exists ' ~ specs | join(', '), fetch=false) -%}
   {%- do spark_incremental._log('manifest log compacted: ' ~ partitions | length ~ ' partitions into 1') -%}
 {%- endmacro %}
 

@@ -30,7 +30,7 @@
     {%- set next_run = [] -%}
     {%- if name in tracked -%}
       {%- do kinds.append('events') -%}
-      {%- do progress.append('last_success ' ~ (row.get('last_success') or 'none')) -%}
+      {%- do progress.append('last_success ' ~ (spark_incremental._ts_text(row.get('last_success')) or 'none')) -%}
       {%- do next_run.append('state ' ~ limits.state ~ ": events '" ~ spark_incremental._ts_text(limits.lower_limit)
           ~ "' to '" ~ spark_incremental._ts_text(limits.upper_limit) ~ "'") -%}
     {%- endif -%}
@@ -64,37 +64,6 @@
     {%- endif -%}
   {%- endfor -%}
   {{- return('') -}}
-{%- endmacro %}
-
-
-{#- The current manifest rows by model, values as text. -#}
-{% macro _manifest_current_rows() -%}
-  {%- set log_relation = spark_incremental.manifest_log_relation() -%}
-  {%- set found = {} -%}
-  {%- if not spark_incremental._relation_exists(log_relation) -%}
-    {{- return(found) -}}
-  {%- endif -%}
-  {%- set sql -%}
-    with current_state as (
-        {{ spark_incremental._manifest_current_sql(log_relation) }}
-    )
-    select
-        model,
-        date_format(last_success, 'yyyy-MM-dd HH:mm:ss') as last_success,
-        mutability_type,
-        date_format(last_refresh, 'yyyy-MM-dd HH:mm:ss') as last_refresh,
-        high_water_mark,
-        high_water_mark_type,
-        last_action
-    from current_state
-    where model != {{ spark_incremental._quote(spark_incremental._lock_model_name()) }}
-  {%- endset -%}
-  {%- for row in spark_incremental._fetch_rows(sql) -%}
-    {%- do found.update({row[0]: {
-        'last_success': row[1], 'mutability_type': row[2], 'last_refresh': row[3],
-        'high_water_mark': row[4], 'high_water_mark_type': row[5], 'last_action': row[6]}}) -%}
-  {%- endfor -%}
-  {{- return(found) -}}
 {%- endmacro %}
 
 

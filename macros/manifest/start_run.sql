@@ -1,4 +1,5 @@
-{#- on-run-start: take the run lock (dbt run / dbt build only), then apply
+{#- on-run-start, for dbt run and dbt build: plan the described changes (bad change input
+    stops here, before anything is written), take the run lock, then apply
     spark_incremental__models_to_remove. Use as:
     on-run-start: "{{ spark_incremental.start_run() }}" -#}
 {% macro start_run() -%}
@@ -10,6 +11,7 @@
   {%- if not execute or flags.WHICH not in ['run', 'build'] -%}
     {{- return('') -}}
   {%- endif -%}
+  {%- do spark_incremental.plan_changes() -%}
   {%- do spark_incremental._acquire_run_lock() -%}
   {%- do spark_incremental.remove_models() -%}
   {{- return('') -}}

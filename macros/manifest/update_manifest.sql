@@ -81,11 +81,11 @@
     select date_format(max({{ session_timestamp }}), 'yyyy-MM-dd HH:mm:ss') from {{ this_run }}
   {%- endset -%}
   {%- set new_max = spark_incremental._parse_ts(spark_incremental._fetch_value(max_sql)) -%}
-  {%- set summary = spark_incremental._manifest_current_by_model(succeeded) -%}
+  {%- set current = spark_incremental._manifest_current_rows() -%}
   {%- set rows = [] -%}
   {%- set beyond = {'checked': false, 'found': false} -%}
   {%- for name in succeeded -%}
-    {%- set old = summary.get(name) -%}
+    {%- set old = current.get(name, {}).get('last_success') -%}
     {%- if new_max is not none and (old is none or new_max > old) -%}
       {%- do rows.append({'model': name, 'record_type': 'events', 'last_success': new_max, 'action': 'processed'}) -%}
     {%- else -%}
@@ -115,26 +115,4 @@
     limit 1
   {%- endset -%}
   {{- return(spark_incremental._fetch_value(sql) is not none) -}}
-{%- endmacro %}
-
-
-{#- Current last_success per model, for the given models. -#}
-{% macro _manifest_current_by_model(models) -%}
-  {%- set log_relation = spark_incremental.manifest_log_relation() -%}
-  {%- set found = {} -%}
-  {%- if models | length == 0 or not spark_incremental._relation_exists(log_relation) -%}
-    {{- return(found) -}}
-  {%- endif -%}
-  {%- set sql -%}
-    with current_state as (
-        {{ spark_incremental._manifest_current_sql(log_relation) }}
-    )
-    select model, date_format(last_success, 'yyyy-MM-dd HH:mm:ss')
-    from current_state
-    where model in ({% for name in models %}{{ spark_incremental._quote(name) }}{{ ', ' if not loop.last }}{% endfor %})
-  {%- endset -%}
-  {%- for row in spark_incremental._fetch_rows(sql) -%}
-    {%- do found.update({row[0]: spark_incremental._parse_ts(row[1])}) -%}
-  {%- endfor -%}
-  {{- return(found) -}}
 {%- endmacro %}

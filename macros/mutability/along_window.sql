@@ -37,7 +37,7 @@
 
 
 {% macro default__along_filter(column=none) -%}
-  {%- if not execute -%}
+  {%- if not spark_incremental._can_query() -%}
     {{- return('true') -}}
   {%- endif -%}
   {%- set current = spark_incremental._managed_current_plan() -%}
@@ -50,7 +50,7 @@
 
 
 {% macro _along_bound(which) -%}
-  {%- if not execute -%}
+  {%- if not spark_incremental._can_query() -%}
     {{- return("'1000-01-01'" if which == 'lower' else "'9999-12-31'") -}}
   {%- endif -%}
   {%- set current = spark_incremental._managed_current_plan() -%}

@@ -9,7 +9,7 @@
 
 
 {% macro default__is_incremental() -%}
-  {%- if not execute -%}
+  {%- if not spark_incremental._can_query() -%}
     {{- return(false) -}}
   {%- endif -%}
   {%- if model.config.materialized != 'managed_incremental' -%}

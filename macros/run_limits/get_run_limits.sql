@@ -38,38 +38,23 @@
 
 {#- min/max last_success over the tracked models found in the manifest, and their names. -#}
 {% macro _manifest_summary(tracked) -%}
-  {%- set log_relation = spark_incremental.manifest_log_relation() -%}
-  {%- set empty = {'models': [], 'min_last_success': none, 'max_last_success': none} -%}
-  {%- if tracked | length == 0 or not spark_incremental._relation_exists(log_relation) -%}
-    {{- return(empty) -}}
-  {%- endif -%}
-  {%- set sql -%}
-    with current_state as (
-        {{ spark_incremental._manifest_current_sql(log_relation) }}
-    )
-    select
-        model,
-        date_format(last_success, 'yyyy-MM-dd HH:mm:ss') as last_success,
-        current_timezone() as session_time_zone
-    from current_state
-    where
-        last_success is not null
-        and model in ({% for name in tracked %}{{ spark_incremental._quote(name) }}{{ ', ' if not loop.last }}{% endfor %})
-  {%- endset -%}
-  {%- set rows = run_query(sql).rows -%}
   {%- set models = [] -%}
   {%- set stamps = [] -%}
-  {%- for row in rows -%}
-    {%- do models.append(row[0]) -%}
-    {%- do stamps.append(spark_incremental._parse_ts(row[1])) -%}
-    {%- if loop.first and row[2] not in ['UTC', 'Etc/UTC', 'Z', '+00:00', 'GMT'] -%}
-      {%- do spark_incremental._warn("the Spark session time zone is '" ~ row[2]
-          ~ "', not UTC: set spark.sql.session.timeZone: UTC in the profile's server_side_parameters"
-          ~ " (the package treats all timestamps as UTC).") -%}
+  {%- set zones = [] -%}
+  {%- for name, row in spark_incremental._manifest_current_rows().items() -%}
+    {%- do zones.append(row.session_time_zone) -%}
+    {%- if name in tracked and row.last_success is not none -%}
+      {%- do models.append(name) -%}
+      {%- do stamps.append(row.last_success) -%}
     {%- endif -%}
   {%- endfor -%}
+  {%- if zones | length > 0 and zones[0] not in ['UTC', 'Etc/UTC', 'Z', '+00:00', 'GMT'] -%}
+    {%- do spark_incremental._warn("the Spark session time zone is '" ~ zones[0]
+        ~ "', not UTC: set spark.sql.session.timeZone: UTC in the profile's server_side_parameters"
+        ~ " (the package treats all timestamps as UTC).") -%}
+  {%- endif -%}
   {%- if models | length == 0 -%}
-    {{- return(empty) -}}
+    {{- return({'models': [], 'min_last_success': none, 'max_last_success': none}) -}}
   {%- endif -%}
   {{- return({'models': models, 'min_last_success': stamps | min, 'max_last_success': stamps | max}) -}}
 {%- endmacro %}
@@ -87,11 +72,15 @@
   {%- endif -%}
   {%- set names = adapter.get_columns_in_relation(found) | map(attribute='name') | map('lower') | list -%}
   {%- if session_timestamp | lower not in names -%}
+    {%- set timestamp_names = [] -%}
+    {%- for name in names if 'tstamp' in name or 'timestamp' in name -%}
+      {%- do timestamp_names.append(name) -%}
+    {%- endfor -%}
     {%- do exceptions.raise_compiler_error(
         "spark_incremental: spark_incremental__session_timestamp = '" ~ session_timestamp
         ~ "' is not a column of " ~ events.schema ~ "." ~ events.identifier
         ~ ". Its timestamp columns include: "
-        ~ (names | select('match', '.*tstamp.*|.*timestamp.*') | join(', '))) -%}
+        ~ timestamp_names | join(', ')) -%}
   {%- endif -%}
 {%- endmacro %}
 

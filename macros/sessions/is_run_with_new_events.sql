@@ -9,13 +9,13 @@
 
 
 {% macro default__is_run_with_new_events(model_name=none) -%}
-  {%- if not execute -%}
+  {%- if not spark_incremental._can_query() -%}
     {{- return(true) -}}
   {%- endif -%}
   {%- set name = model_name or this.name -%}
   {%- set limits = spark_incremental.return_limits_from_model(
       spark_incremental._relation_for_model('spark_incremental_base_new_event_limits')) -%}
-  {%- set last_success = spark_incremental._manifest_current_by_model([name]).get(name) -%}
+  {%- set last_success = spark_incremental._manifest_current_rows().get(name, {}).get('last_success') -%}
   {%- if last_success is not none and last_success >= limits.upper_limit -%}
     {%- do spark_incremental._log(name ~ " has processed up to '" ~ spark_incremental._ts_text(last_success)
         ~ "', past this run's upper limit '" ~ spark_incremental._ts_text(limits.upper_limit)

@@ -27,8 +27,9 @@
         ~ " is not allowed: it must be true or false (default false).") -%}
   {%- endif -%}
   {%- set app_ids = spark_incremental._session_app_ids_var() -%}
-  {%- set event_columns = [] -%}
-  {%- if events is not none and execute -%}
+  {#- offline (lint) compiles get a placeholder column list -#}
+  {%- set event_columns = ['event_id'] -%}
+  {%- if events is not none and spark_incremental._can_query() -%}
     {%- set event_columns = spark_incremental._event_columns(events) -%}
     {%- set lowered = event_columns | map('lower') | list -%}
     {%- for name, column in [('session_identifier', session_identifier), ('user_identifier', user_identifier)] -%}

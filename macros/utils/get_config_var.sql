@@ -25,6 +25,12 @@
       'offline_compile': false,
       'lock_timeout_minutes': 60,
       'force_unlock': false,
+      'changes': [],
+      'changes_file': none,
+      'log_plan': false,
+      'restate': none,
+      'target_partition_rows': 1000000,
+      'fail_at': none,
   }) -}}
 {%- endmacro %}
 

@@ -14,7 +14,7 @@
 {%- set session_range = spark_incremental._session_range(sessions_relation) %}
 {%- set columns = [] %}
 {%- for column in session_vars.event_columns if column | lower not in ['session_identifier', 'user_identifier'] %}
-  {%- do columns.append(column) %}
+{%- do columns.append(column) %}
 {%- endfor %}
 
 with
@@ -45,7 +45,8 @@ events_of_sessions as (
         on events_in_range.{{ session_vars.session_identifier }} = sessions.session_identifier
     where
         events_in_range.{{ session_timestamp }} >= sessions.start_tstamp
-        and events_in_range.{{ session_timestamp }} <= {{ spark_incremental._add_days('sessions.start_tstamp', session_vars.max_session_days) }}
+        and events_in_range.{{ session_timestamp }}
+        <= {{ spark_incremental._add_days('sessions.start_tstamp', session_vars.max_session_days) }}
 ),
 
 ranked as (

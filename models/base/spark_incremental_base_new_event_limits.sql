@@ -10,7 +10,7 @@ limits as (
     select
         {{ spark_incremental._ts_literal(limits.lower_limit) }} as lower_limit,
         {{ spark_incremental._ts_literal(limits.upper_limit) }} as upper_limit,
-        {{ limits.state }} as state,
+        {{ limits.state }} as state,  -- noqa: RF04
         {{ spark_incremental._quote(limits.description) }} as state_description,
         {{ spark_incremental._quote(limits.new_models | join(',')) }} as new_models,
         {{ spark_incremental._ts_literal(spark_incremental.now()) }} as calculated_at

@@ -27,7 +27,7 @@ lifecycle as (
     {%- if incremental %}
     where
         start_tstamp >= {{ spark_incremental._ts_literal(lookback_start) }}
-        and start_date >= to_date({{ spark_incremental._ts_literal(lookback_start) }})
+        and start_date >= {{ spark_incremental._quote(lookback_start.strftime('%Y-%m-%d')) }}
     {%- endif %}
 ),
 

@@ -1,8 +1,9 @@
-{#- Upsert on session_identifier, partitioned by the start date. A session's start only
-    moves back (late events), so its old row has start_date >= the new rows' earliest:
-    upsert_lookback_days = session_lookback_days bounds the scan for existing keys and
-    still finds a session re-opened after it fell out of the lookback. State: kept on
-    --full-refresh unless spark_incremental__allow_refresh is true (like the manifest). -#}
+{#- Upsert on session_identifier, partitioned by the start date as 'yyyy-MM-dd' text
+    (Hive metastores, Derby in particular, fail to filter DATE partition columns; text
+    partitions are filtered everywhere). A session's start only moves back (late events),
+    so its old row starts on or after the new rows' earliest start_date minus
+    upsert_lookback_days = session_lookback_days: that bounds the scan for existing keys.
+    State: kept on --full-refresh unless spark_incremental__allow_refresh is true. -#}
 {{
     config(
         materialized='managed_incremental',
@@ -84,7 +85,7 @@ previous_sessions as (
     from {{ this }}
     where
         start_tstamp >= {{ spark_incremental._ts_literal(lookback_start) }}
-        and start_date >= to_date({{ spark_incremental._ts_literal(lookback_start) }})
+        and start_date >= {{ spark_incremental._quote(lookback_start.strftime('%Y-%m-%d')) }}
     {%- else %}
     select
         cast(null as string) as session_identifier,
@@ -108,7 +109,8 @@ merged as (
     where
         previous_sessions.session_identifier is null
         -- a session that reached its cap is done (and quarantined)
-        or previous_sessions.end_tstamp < {{ spark_incremental._add_days('previous_sessions.start_tstamp', session_vars.max_session_days) }}
+        or previous_sessions.end_tstamp
+        < {{ spark_incremental._add_days('previous_sessions.start_tstamp', session_vars.max_session_days) }}
 ),
 
 final as (
@@ -116,8 +118,11 @@ final as (
         session_identifier,
         user_identifier,
         start_tstamp,
-        least(end_tstamp, {{ spark_incremental._add_days('start_tstamp', session_vars.max_session_days) }}) as end_tstamp,
-        to_date(start_tstamp) as start_date
+        least(
+            end_tstamp,
+            {{ spark_incremental._add_days('start_tstamp', session_vars.max_session_days) }}
+        ) as end_tstamp,
+        date_format(start_tstamp, 'yyyy-MM-dd') as start_date
     from merged
 )
 

@@ -57,7 +57,7 @@ final as (
         page_view_in_session_index,
         page_views_in_session,
         unix_timestamp(next_page_view_tstamp) - unix_timestamp(page_view_tstamp) as seconds_to_next_page_view,
-        to_date(page_view_tstamp) as page_view_date
+        date_format(page_view_tstamp, 'yyyy-MM-dd') as page_view_date
     from positioned
 )
 

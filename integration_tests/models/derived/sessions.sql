@@ -58,7 +58,7 @@ final as (
         distinct_page_count,
         landing_page_url,
         exit_page_url,
-        to_date(start_tstamp) as start_date
+        date_format(start_tstamp, 'yyyy-MM-dd') as start_date
     from sessions
 )
 

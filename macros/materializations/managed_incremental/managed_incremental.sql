@@ -10,6 +10,16 @@
   {%- set cfg = spark_incremental._managed_config() -%}
   {%- set target = this.incorporate(type='table') -%}
   {%- set query_columns = spark_incremental._managed_query_columns(compiled_code) -%}
+  {%- set sql = compiled_code -%}
+  {%- if cfg.intervals -%}
+    {%- do spark_incremental._interval_check_columns(cfg.model, cfg.intervals, query_columns) -%}
+  {%- endif -%}
+  {%- set partitioning = spark_incremental._partitioning_for_model(cfg, target, sql, query_columns, should_full_refresh()) -%}
+  {%- if partitioning is not none -%}
+    {%- set sql = spark_incremental._partitioned_sql(sql, partitioning, query_columns | map(attribute=0) | map('lower') | list) -%}
+    {%- set query_columns = spark_incremental._managed_query_columns(sql) -%}
+    {%- do cfg.update({'partition_by': partitioning.partition_by}) -%}
+  {%- endif -%}
   {%- set cfg = spark_incremental._managed_validate_columns(cfg, query_columns) -%}
 
   {{ run_hooks(pre_hooks) }}
@@ -25,8 +35,12 @@
       'full_refresh': should_full_refresh(),
       'target_exists': existing is not none,
       'target_is_table': existing is not none and not existing.is_view,
+      'change_plan': spark_incremental.refresh_plan(model),
   } -%}
   {%- set plan = spark_incremental._managed_plan(cfg, state, now, flags) -%}
+  {%- if plan.kept -%}
+    {%- do spark_incremental._log(cfg.model ~ ': ' ~ plan.kept) -%}
+  {%- endif -%}
 
   {%- set target_desc = none -%}
   {%- if plan.is_incremental -%}
@@ -37,7 +51,7 @@
     {%- endif -%}
   {%- endif -%}
 
-  {%- set result = spark_incremental._managed_execute(plan, cfg, target, existing, compiled_code, target_desc) -%}
+  {%- set result = spark_incremental._managed_execute(plan, cfg, target, existing, sql, target_desc) -%}
   {%- set message = spark_incremental._managed_message(plan, cfg, state, result) -%}
 
   {%- if plan.action != 'skip' -%}
@@ -55,6 +69,7 @@
             'rows_written': result.rows,
             'partitions_replaced': result.partitions,
             'plan_action': plan.action,
+            'intervals': result.intervals if 'intervals' in result else ((state.state or {}).get('intervals') if state else none),
         },
         message) -%}
   {%- endif -%}
@@ -83,7 +98,14 @@
 {% macro _managed_check_target(cfg, state, target, query_columns) -%}
   {%- set target_desc = spark_incremental._managed_describe(target) -%}
   {%- set changes = spark_incremental._managed_column_changes(target_desc.columns, query_columns) -%}
-  {%- if changes.added or changes.removed -%}
+  {%- if cfg.forward_only.forward_only -%}
+    {%- set diff = spark_incremental._check_destructive_change(cfg.model, cfg.forward_only, target_desc.columns, query_columns) -%}
+    {%- set changed = spark_incremental._apply_schema_change(target, diff, query_columns) -%}
+    {%- if changed -%}
+      {%- do spark_incremental._log(cfg.model ~ ': forward_only: ' ~ changed) -%}
+      {%- set target_desc = spark_incremental._managed_describe(target) -%}
+    {%- endif -%}
+  {%- elif changes.added or changes.removed -%}
     {%- do exceptions.raise_compiler_error("spark_incremental: model '" ~ cfg.model ~ "': its columns changed since "
         ~ target ~ " was built (added: " ~ (changes.added | join(', ') or 'none') ~ "; removed: "
         ~ (changes.removed | join(', ') or 'none') ~ "). Run it once with --full-refresh to rebuild it.") -%}
@@ -132,6 +154,10 @@
 {% macro _managed_message(plan, cfg, state, result) -%}
   {%- if plan.action == 'skip' -%}
     {{- return(plan.reason) -}}
+  {%- elif plan.action == 'apply_changes' -%}
+    {{- return(result.detail) -}}
+  {%- elif plan.action == 'intervals' -%}
+    {{- return((plan.reason ~ ': ' if plan.rebuild else '') ~ result.detail) -}}
   {%- endif -%}
   {%- set rows = result.rows ~ ' row' ~ ('s' if result.rows != 1 else '') -%}
   {%- if plan.action == 'build' -%}

@@ -17,7 +17,11 @@
              'append'        insert rows with along > high-water mark;
              'replace_range' replace the target rows with along > replace_lower by the
                              source rows in that range (grace period, or recovery);
-             'upsert'        insert or replace the query's rows by unique_key.
+             'upsert'        insert or replace the query's rows by unique_key;
+             'apply_changes' apply change_plan, the refresh plan of described changes
+                             (flags.change_plan, from spark_incremental.refresh_plan());
+             'intervals'     process the missing time intervals of `work` (rebuild: create
+                             the table empty first and forget the done intervals).
       window: the source filter on the along column (text bounds; none = unbounded).
       by_key: target rows whose unique_key is among the new rows are replaced. -#}
 {% macro _managed_plan(cfg, state, now, flags) -%}
@@ -36,10 +40,43 @@
     {%- do plan.window.update({'lower': cfg.min, 'lower_op': '>=', 'upper': cfg.max}) -%}
   {%- endif -%}
 
-  {#- 1. builds -#}
-  {%- set build_reason = spark_incremental._managed_build_reason(cfg, state, flags) -%}
+  {#- 1. builds (a forward-only model is not rebuilt by a change of its config) -#}
+  {%- set build = spark_incremental._forward_only_build_reason(cfg, state,
+      spark_incremental._managed_build_reason(cfg, state, flags), flags) -%}
+  {%- set build_reason = build.reason -%}
+  {%- do plan.update({'kept': build.kept}) -%}
+  {%- set changes = flags.get('change_plan') -%}
+  {%- if build_reason is none and changes is not none and changes.full_refresh -%}
+    {%- set build_reason = 'full refresh: ' ~ changes.reason -%}
+  {%- endif -%}
+  {%- if build_reason is not none and cfg.intervals -%}
+    {%- do plan.update({'action': 'intervals', 'reason': build_reason, 'rebuild': true,
+        'work': spark_incremental._interval_batches(cfg.intervals, [], now, [])}) -%}
+    {{- return(spark_incremental._managed_plan_done(plan)) -}}
+  {%- endif -%}
   {%- if build_reason is not none -%}
     {%- do plan.update({'action': 'build', 'reason': build_reason}) -%}
+    {{- return(spark_incremental._managed_plan_done(plan)) -}}
+  {%- endif -%}
+
+  {#- 1b. described changes (spark_incremental__changes) come before the schedule -#}
+  {%- if changes is not none -%}
+    {%- do plan.update({'action': 'apply_changes', 'reason': 'change descriptions', 'change_plan': changes}) -%}
+    {{- return(spark_incremental._managed_plan_done(plan)) -}}
+  {%- endif -%}
+
+  {#- 1c. time intervals: the missing ready intervals, in batches -#}
+  {%- if cfg.intervals -%}
+    {%- set work = spark_incremental._interval_batches(cfg.intervals,
+        spark_incremental._ranges_from_text((state.state if state else {}).get('intervals')), now,
+        spark_incremental._interval_restated(cfg.model, cfg.intervals, now)) -%}
+    {%- if work.batches | length == 0 -%}
+      {%- do plan.update({'action': 'skip', 'reason': 'skipped: no missing ' ~ cfg.intervals.unit ~ ' intervals up to '
+          ~ spark_incremental._ts_text(work.end) ~ "; next due when cron '" ~ cfg.intervals.cron_text ~ "' fires at "
+          ~ spark_incremental._ts_text(spark_incremental._cron_next(cfg.intervals.cron, now))}) -%}
+    {%- else -%}
+      {%- do plan.update({'action': 'intervals', 'reason': 'time intervals', 'rebuild': false, 'work': work}) -%}
+    {%- endif -%}
     {{- return(spark_incremental._managed_plan_done(plan)) -}}
   {%- endif -%}
 
@@ -127,7 +164,8 @@
 
 
 {% macro _managed_plan_done(plan) -%}
-  {%- do plan.update({'is_incremental': plan.action in ['append', 'replace_range', 'upsert']}) -%}
+  {%- do plan.update({'is_incremental': plan.action in ['append', 'replace_range', 'upsert', 'apply_changes']
+      or (plan.action == 'intervals' and not plan.rebuild)}) -%}
   {{- return(plan) -}}
 {%- endmacro %}
 

@@ -12,6 +12,10 @@
     {{- return({'rows': none, 'partitions': none, 'max': none, 'detail': ''}) -}}
   {%- elif plan.action == 'build' -%}
     {{- return(spark_incremental._managed_build(plan, cfg, target, existing, sql)) -}}
+  {%- elif plan.action == 'apply_changes' -%}
+    {{- return(spark_incremental._changes_write(plan, cfg, target, sql, target_desc)) -}}
+  {%- elif plan.action == 'intervals' -%}
+    {{- return(spark_incremental._intervals_write(plan, cfg, target, existing, sql, target_desc)) -}}
   {%- elif plan.action == 'append' and not plan.by_key -%}
     {{- return(spark_incremental._managed_append(plan, cfg, target, sql, target_desc)) -}}
   {%- elif cfg.file_format in ['delta', 'iceberg', 'hudi'] -%}
@@ -56,14 +60,14 @@ where {{ filter }}
     {%- if existing is not none and existing.is_view -%}
       {%- do adapter.drop_relation(existing) -%}
     {%- endif -%}
-    {%- do adapter.execute(spark_incremental._managed_create_sql(target, body, replace=true), fetch=false) -%}
+    {%- do adapter.execute(spark_incremental._managed_create_sql(target, body, replace=true, partition_by=cfg.partition_by), fetch=false) -%}
     {%- set stats = spark_incremental._managed_stats(target, cfg) -%}
     {{- return({'rows': stats[0], 'partitions': none, 'max': stats[1], 'detail': ''}) -}}
   {%- endif -%}
   {%- set new = spark_incremental._managed_sibling(target, '__si_new') -%}
   {%- set old = spark_incremental._managed_sibling(target, '__si_old') -%}
   {#- no leftovers here: _managed_recover ran first -#}
-  {%- do adapter.execute(spark_incremental._managed_create_sql(new, body), fetch=false) -%}
+  {%- do adapter.execute(spark_incremental._managed_create_sql(new, body, partition_by=cfg.partition_by), fetch=false) -%}
   {%- set stats = spark_incremental._managed_stats(new, cfg) -%}
   {%- if existing is not none -%}
     {%- do adapter.rename_relation(existing, old) -%}
@@ -79,11 +83,11 @@ where {{ filter }}
 
 {#- create table <relation> with the model's layout (file_format, partition_by,
     clustered_by, options, tblproperties) as <body>. -#}
-{% macro _managed_create_sql(relation, body, replace=false) -%}
+{% macro _managed_create_sql(relation, body, replace=false, partition_by=none) -%}
 create {{ 'or replace ' if replace }}table {{ relation }}
   {{ file_format_clause() }}
   {{ options_clause() }}
-  {{ partition_cols(label="partitioned by") }}
+  {{ ('partitioned by (' ~ partition_by | join(', ') ~ ')') if partition_by else partition_cols(label="partitioned by") }}
   {{ clustered_cols(label="clustered by") }}
   {{ comment_clause() }}
   {{ tblproperties_clause() }}
@@ -508,7 +512,7 @@ select
     an error, to simulate a job killed half-way ('before_overwrite', 'after_rename_old',
     'after_write'). Never set it in production. -#}
 {% macro _managed_fault(point) -%}
-  {%- if var('spark_incremental__fail_at', none) == point -%}
+  {%- if spark_incremental.get_config_var('fail_at') == point -%}
     {%- do exceptions.raise_compiler_error("spark_incremental: stopped at '" ~ point
         ~ "' (spark_incremental__fail_at, a test hook simulating a killed run)") -%}
   {%- endif -%}

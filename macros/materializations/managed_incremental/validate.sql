@@ -16,6 +16,7 @@
       'append_only': ['along', 'min', 'max', 'update_cron', 'grace_period'],
       'ds_append_only': ['along', 'min', 'max', 'update_cron', 'grace_period'],
       'incremental_indicator': ['indicator', 'update_cron', 'grace_period'],
+      'time_intervals': [],
   }) -}}
 {%- endmacro %}
 
@@ -42,6 +43,16 @@
     {%- endif -%}
   {%- endfor -%}
 
+  {#- time intervals (docs/changes_and_intervals.md): a time_column makes the model's
+      mutability type time_intervals -#}
+  {%- set intervals = spark_incremental._interval_settings(name, {
+      'time_column': config.get('time_column'), 'start': config.get('start'),
+      'interval_unit': config.get('interval_unit'), 'cron': config.get('cron'),
+      'batch_size': config.get('batch_size')}) -%}
+  {%- if intervals is not none and mutability is none -%}
+    {%- set mutability = {'type': 'time_intervals', 'type_params': {}} -%}
+  {%- endif -%}
+
   {%- if mutability is none -%}
     {%- if unique_key | length == 0 -%}
       {%- do exceptions.raise_compiler_error(prefix ~ "mutability is not set and there is no unique_key."
@@ -65,6 +76,13 @@
   {%- if mutability_type != 'upsert' and mutability_type not in types -%}
     {%- do exceptions.raise_compiler_error(prefix ~ "mutability.type = '" ~ mutability_type ~ "' is not allowed."
         ~ " Allowed: " ~ types.keys() | list | join(', ') ~ " (or no mutability, with unique_key, for an upsert model).") -%}
+  {%- endif -%}
+  {%- if (mutability_type == 'time_intervals') != (intervals is not none) -%}
+    {%- do exceptions.raise_compiler_error(prefix ~ (
+        "mutability.type = 'time_intervals' needs time_column and start (the time interval settings)."
+        if intervals is none else
+        "time_column = '" ~ config.get('time_column') ~ "' is set with mutability.type = '" ~ mutability_type
+        ~ "'. Allowed: time_column only for time intervals (leave mutability unset, or 'time_intervals').")) -%}
   {%- endif -%}
   {%- set params = mutability.get('type_params') or {} -%}
   {%- if params is not mapping -%}
@@ -162,6 +180,14 @@
         ~ " it must be a whole number of days >= 0 (default 30).") -%}
   {%- endif -%}
 
+  {#- forward-only and partition strategies (docs/changes_and_intervals.md) -#}
+  {%- set forward_only = spark_incremental._forward_only_settings(name, config.get('forward_only'), config.get('on_destructive_change')) -%}
+  {%- set partition_strategy = config.get('partition_strategy') -%}
+  {%- if partition_strategy is not none and partition_strategy not in ['indicator', 'user', 'distribution'] -%}
+    {%- do exceptions.raise_compiler_error(prefix ~ "partition_strategy = '" ~ partition_strategy ~ "' is not allowed."
+        ~ " Allowed: indicator, user, distribution (or unset: partition_by as written).") -%}
+  {%- endif -%}
+
   {%- set defaults = mutability_type in ['append_only', 'ds_append_only'] -%}
   {{- return({
       'model': name,
@@ -180,6 +206,9 @@
       'file_format': file_format,
       'upsert_date_key': upsert_date_key,
       'upsert_lookback_days': lookback | int,
+      'intervals': intervals,
+      'forward_only': forward_only,
+      'partition_strategy': partition_strategy,
       'fingerprint': {
           'mutability_type': mutability_type,
           'along': along,
@@ -188,6 +217,8 @@
           'unique_key': unique_key,
           'partition_by': partition_by,
           'file_format': file_format,
+          'time_column': intervals.time_column if intervals else none,
+          'interval_unit': intervals.unit if intervals else none,
       },
   }) -}}
 {%- endmacro %}
