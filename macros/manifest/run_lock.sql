@@ -50,6 +50,9 @@
     written within the timeout. -#}
 {% macro _live_locks(now) -%}
   {%- set relation = spark_incremental.manifest_log_relation() -%}
+  {%- if not spark_incremental._relation_exists(relation) -%}
+    {{- return([]) -}}
+  {%- endif -%}
   {%- set timeout = spark_incremental.get_config_var('lock_timeout_minutes') -%}
   {%- set since = now - modules.datetime.timedelta(minutes=timeout) -%}
   {%- set sql -%}

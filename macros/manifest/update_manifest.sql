@@ -19,7 +19,8 @@
                         'state': invocation_id, 'action': 'run ended'}) -%}
   {%- endif -%}
   {%- do spark_incremental.append_manifest_rows(rows) -%}
-  {%- if rows | selectattr('record_type', 'equalto', 'events') | list | length > 0 -%}
+  {#- every run adds partitions (lock, managed state, progress): keep the log small -#}
+  {%- if rows | length > 0 -%}
     {%- do spark_incremental.compact_manifest() -%}
   {%- endif -%}
   {{- return('') -}}
