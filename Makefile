@@ -59,8 +59,9 @@ test-spark35: venv $(SPARK35_STAMP) ## the smoke tests against pyspark 3.5 (PYSP
 lint: venv ## sqlfluff (dbt templater, config in .sqlfluff) over macros/ and models/
 	$(PY) -m tests.harness.spark run -- $(VENV)/bin/sqlfluff lint macros models
 
-bench: venv ## the benchmarks (benchmarks/)
-	$(PY) -m benchmarks.run
+bench: venv ## the benchmarks (benchmarks/; installs benchmarks/requirements.txt for the plot). BENCH_ARGS='--days 7 ...'
+	$(PY) -m pip install --quiet --disable-pip-version-check -r benchmarks/requirements.txt
+	$(PY) -m benchmarks.run $(BENCH_ARGS)
 
 clean: ## remove build output, dbt targets and local Spark folders (keeps .venv and .spark/pyspark-3.5)
 	rm -rf target dbt_packages logs integration_tests/target integration_tests/logs \

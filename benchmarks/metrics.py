@@ -87,6 +87,7 @@ class Reads:
     executions: int = 0  # statements Spark ran (nested executions and a command's
     #                      CommandResult echo are part of their statement, not counted)
     spark_ms: int = 0  # sum of the statements' durations
+    cpu_s: float = 0.0  # CPU time of Spark's tasks (set by the caller, see cpu_since)
     scan_details: list[ScanRead] = field(default_factory=list)
     statements: list[dict[str, Any]] = field(default_factory=list)
     by_table: dict[str, dict[str, int]] = field(default_factory=dict)  # every table scanned
@@ -127,6 +128,19 @@ class SqlMetrics:
         """The largest execution id so far (-1 when none): pass to ``reads_since``."""
         ids = [int(e["id"]) for e in self.executions()]
         return max(ids, default=-1)
+
+    def stage_mark(self) -> int:
+        """The largest stage id so far (-1 when none): pass to ``cpu_since``."""
+        stages = self._get(f"/{self.app_id}/stages")
+        return max((int(st["stageId"]) for st in stages), default=-1)
+
+    def cpu_since(self, stage_mark: int) -> float:
+        """CPU seconds Spark's tasks spent in the stages after ``stage_mark``: the work
+        done, unlike wall time hardly changed by other processes on a shared machine."""
+        stages = self._get(f"/{self.app_id}/stages?status=complete")
+        ns = sum(int(st.get("executorCpuTime") or 0) for st in stages
+                 if int(st["stageId"]) > stage_mark)
+        return ns / 1e9
 
     def _settled(self, mark: int, settle_s: float = 0.4, timeout_s: float = 30.0) -> list[dict]:
         """Executions after ``mark``, once all are done and no new one appeared for a while

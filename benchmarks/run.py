@@ -71,6 +71,7 @@ class Invocation:
     wall_s: float
     reads: dict[str, Any]
     models: dict[str, float]  # unique_id -> execution_time (s) from run_results.json
+    load_avg: float = 0.0  # 1-minute load average when it ended (the machine may be shared)
 
 
 @dataclass
@@ -118,6 +119,7 @@ class CaseResult:
             "bytes_read": self.median_read("bytes"),
             "partitions_read": self.median_read("partitions"),
             "scans": self.median_read("scans"),
+            "cpu_s": self.median_read("cpu_s"),
             "executions": self.median_read("executions"),
             "needed": self.needed,
             "read_ratio": self.read_ratio,
@@ -178,6 +180,9 @@ class Bench:
         }
         self.project = DbtProject(workdir / "project", host, port, self.prefix,
                                   default_vars=self.vars)
+        # like for like with microbatch: the package builds the same derived sessions
+        # table, so the bench's copy of the project drops the other derived model
+        self.project.path("models/derived/page_views.sql").unlink()
         self.package_source = "live working tree"
         if not args.live_package:
             self.package_source = self._freeze_package(workdir / "package")
@@ -234,6 +239,7 @@ class Bench:
 
     def _dbt_once(self, *args: str, label: str, events_reads: bool = True) -> Invocation:
         mark = self.probe.mark() if events_reads else -1
+        stage_mark = self.probe.stage_mark() if events_reads else -1
         results_file = self.project.path("target/run_results.json")
         if results_file.exists():
             results_file.unlink()
@@ -250,11 +256,12 @@ class Bench:
         reads = Reads()
         if events_reads:
             reads = self.probe.reads_since(mark, self.spec.schema, self.spec.table)
+            reads.cpu_s = round(self.probe.cpu_since(stage_mark), 2)
         models: dict[str, float] = {}
         if results_file.exists():
             for r in json.loads(results_file.read_text()).get("results", []):
                 models[r["unique_id"]] = round(float(r.get("execution_time") or 0.0), 3)
-        return Invocation(list(args), wall, reads.to_dict(), models)
+        return Invocation(list(args), wall, reads.to_dict(), models, round(os.getloadavg()[0], 2))
 
     def package_run(self, *extra: str) -> tuple[str, ...]:
         return ("run", "--exclude", f"tag:{BENCH_TAG}", *extra)
@@ -306,7 +313,10 @@ class Bench:
     def restore_state(self) -> None:
         log_rel = self._relation(f"{PKG}_manifest_log")
         self.sql.reconnect()
-        self.sql.execute(f"insert overwrite table {log_rel} "
+        # truncate + insert: the log overwrites partitions dynamically (its own table
+        # option), so an insert overwrite would keep the partitions written since
+        self.sql.execute(f"truncate table {log_rel}")
+        self.sql.execute(f"insert into table {log_rel} "
                          f"select * from {self.snapshot_schema}.manifest_log")
 
     # ------------------------------------------------------------------ measuring
@@ -483,8 +493,11 @@ def compute_targets(results: list[CaseResult]) -> dict[str, dict[str, Any]]:
         if inc_top and inc_low and inc_top.work_s is not None and inc_low.work_s is not None \
                 and top != low:
             value = inc_top.work_s / inc_low.work_s if inc_low.work_s > 0 else None
+            cpu_low = inc_low.median_read("cpu_s")
+            cpu = (f"; Spark CPU {inc_top.median_read('cpu_s'):.1f} s / {cpu_low:.1f} s = "
+                   f"{inc_top.median_read('cpu_s') / cpu_low:.2f}") if cpu_low else ""
             put("history_ratio", value,
-                f"work {inc_top.work_s:.2f} s @{top}d / {inc_low.work_s:.2f} s @{low}d")
+                f"work {inc_top.work_s:.2f} s @{top}d / {inc_low.work_s:.2f} s @{low}d{cpu}")
         else:
             put("history_ratio", None, "needs two levels of history and the no-op case")
         fr = find("full refresh", top)
@@ -517,14 +530,15 @@ def _fmt_n(x: float | None) -> str:
 
 
 def results_table(results: list[CaseResult]) -> str:
-    head = ("| case | history (days) | wall median s | min | max | work s | rows read | files read "
-            "| partitions read | scans | rows needed | read ÷ needed |\n"
-            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    head = ("| case | history (days) | wall median s | min | max | work s | Spark CPU s | load | rows read "
+            "| files read | partitions read | scans | rows needed | read ÷ needed |\n"
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     lines = [head]
     for r in results:
         lines.append(
             f"| {r.case} | {r.history_days} | {_fmt_s(r.wall)} | {_fmt_s(min(r.walls))} | "
-            f"{_fmt_s(max(r.walls))} | {_fmt_s(r.work_s)} | {_fmt_n(r.median_read('rows'))} | "
+            f"{_fmt_s(max(r.walls))} | {_fmt_s(r.work_s)} | {_fmt_s(r.median_read('cpu_s'))} | "
+            f"{statistics.median(x.load_avg for x in r.runs):.1f} | {_fmt_n(r.median_read('rows'))} | "
             f"{_fmt_n(r.median_read('files'))} | {_fmt_n(r.median_read('partitions'))} | "
             f"{_fmt_n(r.median_read('scans'))} | {_fmt_n(r.rows_needed)} | "
             f"{'–' if r.read_ratio is None else f'{r.read_ratio:.2f}'} |")
@@ -691,7 +705,9 @@ def write_report(bench: Bench, machine: dict[str, Any], targets: dict[str, Any],
         " (the machine may be shared).",
         "",
         "Work s = wall − the fixed cost of the same tool: the package's no-op (median) at the same history; for microbatch, its run of one empty day batch. Rows / files / partitions read:"
-        " scans of the events table in the Spark SQL metrics of the invocation (medians). Rows needed ="
+        " scans of the events table in the Spark SQL metrics of the invocation (medians). Spark CPU s:"
+        " CPU time of Spark's tasks in the invocation (work, hardly changed by other load). Load:"
+        " 1-minute load average at the end of the runs (2 cores: above 2 means waiting for CPU). Rows needed ="
         " events in the run's window + events of the sessions it reprocessed outside the window.",
         "",
         results_table(bench.results),

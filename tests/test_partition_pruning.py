@@ -93,11 +93,13 @@ def test_every_scan_of_the_events_table_filters_the_partition_column(
         if node["resource_type"] == "model"
         and EVENTS_SOURCE in node.get("depends_on", {}).get("nodes", [])
     )
-    assert "spark_incremental_base_events_this_run" in readers, readers
+    assert {"spark_incremental_base_events_in_window", "spark_incremental_base_events_this_run"} <= set(readers), readers
     result = project.run("compile", "--select", *readers)
     compiled = {r.node.name: r.node.compiled_code for r in result.result.results}
     for name in readers:
         assert compiled.get(name), f"{name}: nothing compiled"
+        if name != "spark_incremental_base_events_in_window" and spec.relation not in compiled[name]:
+            continue  # events_this_run goes back to the events table only for sessions begun earlier
         spark_sql.reconnect()  # a fresh session: no cached listing of tables dbt rewrote
         explain = "\n".join(str(row[0]) for row in spark_sql.query(f"explain formatted {compiled[name]}"))
         scans = _explain_scans(explain, spec.relation)

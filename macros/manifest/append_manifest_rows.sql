@@ -1,6 +1,7 @@
 {#- Append rows to the manifest log. rows: list of dicts keyed by column name
     (model and record_type required; missing keys are null). Each call writes one new
-    partition of its own, through a dynamic partition overwrite: every Spark job then
+    partition of its own, through a dynamic partition overwrite (the log's own table
+    option partitionOverwriteMode = dynamic: no session conf is set): every Spark job then
     commits through its own staging folder, so appends from parallel dbt threads cannot
     clobber each other (plain appends to one table share <table>/_temporary), and the
     new partition appears whole or not at all. Existing rows are never touched. -#}
@@ -15,7 +16,7 @@
   {%- endif -%}
   {%- set relation = spark_incremental.ensure_manifest_log() -%}
   {%- set sql = spark_incremental._manifest_insert_sql(relation, rows, spark_incremental._manifest_batch_id(rows[0].model)) -%}
-  {%- do spark_incremental._execute_with_conf('spark.sql.sources.partitionOverwriteMode', 'dynamic', [sql]) -%}
+  {%- do adapter.execute(sql, fetch=false) -%}
   {{- return(rows | length) -}}
 {%- endmacro %}
 

@@ -22,7 +22,7 @@
         {{ spark_incremental._quote(batch_id) }} as batch_id
     from ({{ spark_incremental._manifest_compacted_sql(relation) }}) as compacted
   {%- endset -%}
-  {%- do spark_incremental._execute_with_conf('spark.sql.sources.partitionOverwriteMode', 'dynamic', [sql]) -%}
+  {%- do adapter.execute(sql, fetch=false) -%}
   {#- only now, with the compacted partition written, drop the old ones (one statement) -#}
   {%- set specs = [] -%}
   {%- for partition in partitions -%}

@@ -18,5 +18,6 @@ create table if not exists {{ relation }} (
   {%- endfor %}
 )
 using parquet
+options ('partitionOverwriteMode' = 'dynamic')
 partitioned by (batch_id)
 {%- endmacro %}

@@ -1,5 +1,6 @@
 {#- Decide which slice of events this run processes, log the state and the window, and
-    return {'state', 'lower_limit', 'upper_limit', 'new_models', 'description'}. -#}
+    return {'state', 'lower_limit', 'upper_limit', 'new_models', 'description',
+    'last_success_by_model'} (the tracked models' last_success, for is_run_with_new_events). -#}
 {% macro get_run_limits() -%}
   {{- return(adapter.dispatch('get_run_limits', 'spark_incremental')()) -}}
 {%- endmacro %}
@@ -24,6 +25,17 @@
       summary.min_last_success, summary.max_last_success, summary.models | length, tracked | length,
       run_vars.start_date, run_vars.backfill_limit_days, run_vars.lookback_window_hours,
       spark_incremental.now(), new_models) -%}
+  {%- do limits.update({'last_success_by_model': summary.last_success_by_model}) -%}
+  {%- if limits.state == 4 and not spark_incremental._has_events_after(summary.max_last_success, limits.upper_limit) -%}
+    {#- nothing arrived since the last run: an empty window, so every model's work is
+        skipped. Late events inside the lookback window wait for the next run that has
+        new events (its window reaches lookback_window_hours back again). -#}
+    {%- do limits.update({
+        'lower_limit': summary.max_last_success,
+        'upper_limit': summary.max_last_success,
+        'nothing_new': true,
+    }) -%}
+  {%- endif -%}
   {%- if tracked | length == 0 -%}
     {%- do spark_incremental._warn(
         "no enabled model is tagged 'spark_incremental', so the manifest never records progress"
@@ -32,6 +44,10 @@
   {%- do spark_incremental._log('[state ' ~ limits.state ~ '] ' ~ limits.description) -%}
   {%- do spark_incremental._log("processing data between '" ~ spark_incremental._ts_text(limits.lower_limit)
       ~ "' and '" ~ spark_incremental._ts_text(limits.upper_limit) ~ "'") -%}
+  {%- if limits.get('nothing_new') -%}
+    {%- do spark_incremental._log("no event after '" ~ spark_incremental._ts_text(summary.max_last_success)
+        ~ "' (the models' last_success): nothing to process, every model skips its work") -%}
+  {%- endif -%}
   {{- return(limits) -}}
 {%- endmacro %}
 
@@ -41,11 +57,13 @@
   {%- set models = [] -%}
   {%- set stamps = [] -%}
   {%- set zones = [] -%}
+  {%- set by_model = {} -%}
   {%- for name, row in spark_incremental._manifest_current_rows().items() -%}
     {%- do zones.append(row.session_time_zone) -%}
     {%- if name in tracked and row.last_success is not none -%}
       {%- do models.append(name) -%}
       {%- do stamps.append(row.last_success) -%}
+      {%- do by_model.update({name: row.last_success}) -%}
     {%- endif -%}
   {%- endfor -%}
   {%- if zones | length > 0 and zones[0] not in ['UTC', 'Etc/UTC', 'Z', '+00:00', 'GMT'] -%}
@@ -54,9 +72,10 @@
         ~ " (the package treats all timestamps as UTC).") -%}
   {%- endif -%}
   {%- if models | length == 0 -%}
-    {{- return({'models': [], 'min_last_success': none, 'max_last_success': none}) -}}
+    {{- return({'models': [], 'min_last_success': none, 'max_last_success': none, 'last_success_by_model': {}}) -}}
   {%- endif -%}
-  {{- return({'models': models, 'min_last_success': stamps | min, 'max_last_success': stamps | max}) -}}
+  {{- return({'models': models, 'min_last_success': stamps | min, 'max_last_success': stamps | max,
+              'last_success_by_model': by_model}) -}}
 {%- endmacro %}
 
 
@@ -99,4 +118,24 @@
       "models are tagged spark_incremental but no on-run-end hook calls update_manifest, so their"
       ~ " progress is never recorded. Add to dbt_project.yml:"
       ~ " on-run-end: \"{{ '{{' }} spark_incremental.update_manifest() {{ '}}' }}\"") -%}
+{%- endmacro %}
+
+
+{#- Is there an event with last_success + 1 s <= session timestamp <= upper_limit? (The
+    manifest keeps last_success to the second, truncated: events within that second were
+    processed.) One row at most; Parquet statistics let Spark skip every file when there
+    is none. -#}
+{% macro _has_events_after(last_success, upper_limit) -%}
+  {%- set after = last_success + modules.datetime.timedelta(seconds=1) -%}
+  {%- if upper_limit < after -%}
+    {{- return(false) -}}
+  {%- endif -%}
+  {%- set sql -%}
+    select 1 as found
+    from {{ spark_incremental.events_relation() }}
+    where
+        {{ spark_incremental.events_window_filter(after, upper_limit) }}
+    limit 1
+  {%- endset -%}
+  {{- return(spark_incremental._fetch_rows(sql) | length > 0) -}}
 {%- endmacro %}

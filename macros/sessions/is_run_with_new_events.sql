@@ -15,7 +15,9 @@
   {%- set name = model_name or this.name -%}
   {%- set limits = spark_incremental.return_limits_from_model(
       spark_incremental._relation_for_model('spark_incremental_base_new_event_limits')) -%}
-  {%- set last_success = spark_incremental._manifest_current_rows().get(name, {}).get('last_success') -%}
+  {#- the limits model recorded every tracked model's last_success (one tiny query,
+      not a read of the manifest log) -#}
+  {%- set last_success = limits.last_success_by_model.get(name) -%}
   {%- if last_success is not none and last_success >= limits.upper_limit -%}
     {%- do spark_incremental._log(name ~ " has processed up to '" ~ spark_incremental._ts_text(last_success)
         ~ "', past this run's upper limit '" ~ spark_incremental._ts_text(limits.upper_limit)

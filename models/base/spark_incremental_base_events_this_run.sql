@@ -1,9 +1,10 @@
 {{ config(materialized='table') }}
 
 {#- Every event of the sessions this run processes, deduplicated on event_id. The
-    events table is filtered on the session timestamp range of those sessions (earliest
-    start to latest end, plus the partition column when set) before the join, so Spark
-    prunes partitions; each event must fall within its session's start and start +
+    window's events come from spark_incremental_base_events_in_window (the run's one scan
+    of the window); only sessions that started before lower_limit send Spark back to the
+    events table, for [their earliest start, lower_limit) (plus the partition column when
+    set, so Spark prunes). Each event must fall within its session's start and start +
     max_session_days. Adds the session's session_identifier and (sticky)
     user_identifier; an events column of the same name is replaced by them. -#}
 
@@ -11,7 +12,9 @@
 {%- set session_vars = spark_incremental.validate_session_vars(events) %}
 {%- set session_timestamp = spark_incremental.get_config_var('session_timestamp') %}
 {%- set sessions_relation = ref('spark_incremental_base_sessions_this_run') %}
+{%- set limits = spark_incremental.return_limits_from_model(ref('spark_incremental_base_new_event_limits')) %}
 {%- set session_range = spark_incremental._session_range(sessions_relation) %}
+{%- set reaches_back = session_range.start_tstamp is not none and session_range.start_tstamp < limits.lower_limit %}
 {%- set columns = [] %}
 {%- for column in session_vars.event_columns if column | lower not in ['session_identifier', 'user_identifier'] %}
 {%- do columns.append(column) %}
@@ -24,13 +27,14 @@ sessions as (
 ),
 
 events_in_range as (
+    select * from {{ ref('spark_incremental_base_events_in_window') }}
+    {%- if reaches_back %}
+    union all
     select *
     from {{ events }}
     where
-    {%- if session_range.start_tstamp is none %}
-        false
-    {%- else %}
-        {{ spark_incremental.events_window_filter(session_range.start_tstamp, session_range.end_tstamp) }}
+        {{ spark_incremental.events_window_filter(session_range.start_tstamp, limits.lower_limit) }}
+        and {{ session_timestamp }} < {{ spark_incremental._ts_literal(limits.lower_limit) }}
         and {{ spark_incremental._session_event_filter(session_vars) }}
     {%- endif %}
 ),

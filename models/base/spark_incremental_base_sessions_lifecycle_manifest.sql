@@ -18,13 +18,12 @@
 
 {#- One row per session: its first and last session timestamp (capped at start +
     max_session_days) and its user. Each run merges the sessions that have events in
-    [lower_limit, upper_limit] with this table's own rows (start >= lower_limit -
+    [lower_limit, upper_limit] (spark_incremental_base_events_in_window) with this table's own rows (start >= lower_limit -
     session_lookback_days) and upserts them. Sessions quarantined by earlier runs are
     skipped; the quarantine table is read without ref() because it is built after this
     model in the same run. -#}
 
-{%- set events = source('spark_incremental_events', 'events') %}
-{%- set session_vars = spark_incremental.validate_session_vars(events) %}
+{%- set session_vars = spark_incremental.validate_session_vars() %}
 {%- set limits = spark_incremental.return_limits_from_model(ref('spark_incremental_base_new_event_limits')) %}
 {%- set session_timestamp = spark_incremental.get_config_var('session_timestamp') %}
 {%- set lookback_start = limits.lower_limit - modules.datetime.timedelta(days=session_vars.session_lookback_days) %}
@@ -37,10 +36,7 @@ events_in_window as (
         {{ session_vars.session_identifier }} as session_identifier,
         {{ session_vars.user_identifier }} as user_identifier,
         {{ session_timestamp }} as session_tstamp
-    from {{ events }}
-    where
-        {{ spark_incremental.events_window_filter(limits.lower_limit, limits.upper_limit) }}
-        and {{ spark_incremental._session_event_filter(session_vars) }}
+    from {{ ref('spark_incremental_base_events_in_window') }}
 ),
 
 new_sessions as (

@@ -357,10 +357,8 @@ where not __si_marker
   {%- if not recovering -%}
     {%- do spark_incremental._managed_fault('before_overwrite') -%}
   {%- endif -%}
-  {%- set mode = spark_incremental._fetch_rows('set spark.sql.sources.partitionOverwriteMode')[0][1] -%}
-  {%- do adapter.execute('set spark.sql.sources.partitionOverwriteMode = dynamic', fetch=false) -%}
-  {%- do adapter.execute('insert overwrite table ' ~ target ~ ' partition (' ~ names | join(', ') ~ ')\n' ~ select_sql, fetch=false) -%}
-  {%- do adapter.execute('set spark.sql.sources.partitionOverwriteMode = ' ~ mode, fetch=false) -%}
+  {%- do spark_incremental._execute_with_conf('spark.sql.sources.partitionOverwriteMode', 'dynamic',
+      ['insert overwrite table ' ~ target ~ ' partition (' ~ names | join(', ') ~ ')\n' ~ select_sql]) -%}
   {%- set emptied = [] -%}
   {%- for row in partitions if row[names | length] == 0 -%}
     {%- set spec = [] -%}

@@ -20,7 +20,8 @@
     {%- if existing is none or rebuild -%}
       {{ spark_incremental._manifest_create_sql(target_relation) }}
     {%- else -%}
-      select 1 as kept
+      {#- logs created by 0.1.0 lack the option the appends rely on; idempotent -#}
+      alter table {{ target_relation }} set serdeproperties ('partitionOverwriteMode' = 'dynamic')
     {%- endif -%}
   {%- endcall -%}
 
