@@ -175,6 +175,48 @@ def test_limits_model_alone_changes_nothing(events_project: DbtProject, spark_sq
     assert len(row) == 1 and row[0]["state"] == 4
 
 
+def test_no_new_events_means_an_empty_window(events_project: DbtProject, spark_sql: SparkSql) -> None:
+    """State 4 with nothing after last_success: the window is empty and nothing is read or
+    reprocessed; a late event inside the lookback waits for the next run with new events."""
+    project = events_project
+    for _ in range(3):  # catch up: backfill_limit_days = 3
+        project.run("run")
+    caught_up = manifest(project, spark_sql)
+    assert set(caught_up.values()) == {"2021-01-08 08:00:00"}
+
+    def rows(model: str) -> int:
+        return int(spark_sql.scalar(f"select count(*) from {project.relation(model)}"))
+
+    idle = project.run("run")
+    assert state_lines(idle.pkg_lines()) == [
+        "spark_incremental: [state 4] standard incremental run",
+        "spark_incremental: processing data between '2021-01-08 08:00:01' and '2021-01-08 08:00:01'",
+    ]
+    assert ("spark_incremental: no event after '2021-01-08 08:00:00' (the models' last_success): "
+            "nothing to process, every model skips its work") in idle.pkg_lines()
+    assert rows("spark_incremental_base_events_in_window") == 0
+    assert rows("spark_incremental_base_sessions_this_run") == 0
+    assert rows("spark_incremental_base_events_this_run") == 0
+    assert manifest(project, spark_sql) == caught_up
+
+    # a late event inside the lookback window (before last_success): it waits ...
+    events = f"{project.schema}.events"
+    spark_sql.insert_rows(events, EVENT_COLUMNS, [event("late", "s9", "2021-01-08 05:00:00")])
+    project.run("run")
+    assert rows("spark_incremental_base_events_this_run") == 0
+    assert manifest(project, spark_sql) == caught_up
+
+    # ... for the next run with a new event, whose window reaches back over it
+    spark_sql.insert_rows(events, EVENT_COLUMNS, [event("new", "s10", "2021-01-09 10:00:00")])
+    busy = project.run("run")
+    assert state_lines(busy.pkg_lines())[1] == (
+        "spark_incremental: processing data between '2021-01-08 02:00:00' and '2021-01-11 08:00:00'")
+    processed = {row[0] for row in spark_sql.query(
+        f"select event_id from {project.relation('spark_incremental_base_events_this_run')}")}
+    assert {"late", "new"} <= processed
+    assert set(manifest(project, spark_sql).values()) == {"2021-01-09 10:00:00"}
+
+
 def test_data_gap_is_crossed(dbt_project: DbtProject, spark_sql: SparkSql) -> None:
     """No events for 40 days with backfill_limit_days = 30: the package moves past the gap."""
     events = [

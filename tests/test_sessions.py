@@ -355,9 +355,11 @@ def test_bad_session_vars_fail_clearly(
                                  "spark_incremental__now": "2021-01-02 00:00:00"})
     result = project.run("run", vars=bad_vars, expect_success=False)
     assert message in result.text()
-    # the numeric vars fail while dbt parses; the column checks when the lifecycle manifest
-    # compiles; either way nothing downstream runs and no progress is recorded
-    assert result.statuses.get("spark_incremental_base_sessions_lifecycle_manifest", "error") == "error"
+    # the numeric vars fail while dbt parses; the column checks when the run's first read of
+    # the events table (events_in_window) compiles; either way nothing downstream runs and
+    # no progress is recorded
+    assert result.statuses.get("spark_incremental_base_events_in_window", "error") == "error"
+    assert result.statuses.get("spark_incremental_base_sessions_lifecycle_manifest", "skipped") == "skipped"
     assert {result.statuses.get(m, "skipped") for m in ("sessions", "page_views")} == {"skipped"}
     tables = {row[1] for row in spark_sql.query(f"show tables in {project.schema}")}
     if "spark_incremental_manifest_log" in tables:

@@ -101,19 +101,3 @@
   {%- endfor -%}
   {{- return(rows) -}}
 {%- endmacro %}
-
-
-{% macro _events_exist_after(upper_limit) -%}
-  {%- set session_timestamp = spark_incremental.get_config_var('session_timestamp') -%}
-  {%- set partition_column = spark_incremental.get_config_var('events_partition_column') -%}
-  {%- set sql -%}
-    select 1 from {{ spark_incremental.events_relation() }}
-    where
-        {{ session_timestamp }} > {{ spark_incremental._ts_literal(upper_limit) }}
-        {%- if partition_column %}
-        and {{ partition_column }} >= to_date({{ spark_incremental._ts_literal(upper_limit) }})
-        {%- endif %}
-    limit 1
-  {%- endset -%}
-  {{- return(spark_incremental._fetch_value(sql) is not none) -}}
-{%- endmacro %}

@@ -26,13 +26,17 @@
       run_vars.start_date, run_vars.backfill_limit_days, run_vars.lookback_window_hours,
       spark_incremental.now(), new_models) -%}
   {%- do limits.update({'last_success_by_model': summary.last_success_by_model}) -%}
-  {%- if limits.state == 4 and not spark_incremental._has_events_after(summary.max_last_success, limits.upper_limit) -%}
-    {#- nothing arrived since the last run: an empty window, so every model's work is
+  {%- set next_second = summary.max_last_success + modules.datetime.timedelta(seconds=1) if summary.max_last_success else none -%}
+  {%- if limits.state == 4 and not spark_incremental._events_exist_after(next_second) -%}
+    {#- nothing arrived since the last run (the manifest keeps last_success to the second,
+        so 'new' starts a second later; events past the window count too, or a gap in
+        the data could never be crossed): an empty window, so every model's work is
         skipped. Late events inside the lookback window wait for the next run that has
-        new events (its window reaches lookback_window_hours back again). -#}
+        new events (its window reaches lookback_window_hours back again). The window is
+        the instant after last_success: no session of the lifecycle manifest reaches it. -#}
     {%- do limits.update({
-        'lower_limit': summary.max_last_success,
-        'upper_limit': summary.max_last_success,
+        'lower_limit': next_second,
+        'upper_limit': next_second,
         'nothing_new': true,
     }) -%}
   {%- endif -%}
@@ -118,24 +122,4 @@
       "models are tagged spark_incremental but no on-run-end hook calls update_manifest, so their"
       ~ " progress is never recorded. Add to dbt_project.yml:"
       ~ " on-run-end: \"{{ '{{' }} spark_incremental.update_manifest() {{ '}}' }}\"") -%}
-{%- endmacro %}
-
-
-{#- Is there an event with last_success + 1 s <= session timestamp <= upper_limit? (The
-    manifest keeps last_success to the second, truncated: events within that second were
-    processed.) One row at most; Parquet statistics let Spark skip every file when there
-    is none. -#}
-{% macro _has_events_after(last_success, upper_limit) -%}
-  {%- set after = last_success + modules.datetime.timedelta(seconds=1) -%}
-  {%- if upper_limit < after -%}
-    {{- return(false) -}}
-  {%- endif -%}
-  {%- set sql -%}
-    select 1 as found
-    from {{ spark_incremental.events_relation() }}
-    where
-        {{ spark_incremental.events_window_filter(after, upper_limit) }}
-    limit 1
-  {%- endset -%}
-  {{- return(spark_incremental._fetch_rows(sql) | length > 0) -}}
 {%- endmacro %}
