@@ -27,10 +27,13 @@
       spark_incremental.now(), new_models) -%}
   {%- do limits.update({'last_success_by_model': summary.last_success_by_model}) -%}
   {%- set next_second = summary.max_last_success + modules.datetime.timedelta(seconds=1) if summary.max_last_success else none -%}
-  {%- if limits.state == 4 and not spark_incremental._events_exist_after(next_second) -%}
+  {%- if limits.state == 4
+        and not spark_incremental._events_exist_after(next_second, limits.upper_limit)
+        and not spark_incremental._events_exist_after(limits.upper_limit) -%}
     {#- nothing arrived since the last run (the manifest keeps last_success to the second,
-        so 'new' starts a second later; events past the window count too, or a gap in
-        the data could never be crossed): an empty window, so every model's work is
+        so 'new' starts a second later; first within the window, so the scan stays in the
+        window's partitions, then past it: events past the window need the normal window,
+        or a gap in the data could never be crossed): an empty window, so every model's work is
         skipped. Late events inside the lookback window wait for the next run that has
         new events (its window reaches lookback_window_hours back again). The window is
         the instant after last_success: no session of the lifecycle manifest reaches it. -#}
