@@ -25,4 +25,4 @@ final as (
     select * from events_in_window
 )
 
-select * from final
+select * from final  -- noqa: AM04

@@ -3,6 +3,7 @@
 -- depends_on: {{ ref('spark_incremental_manifest') }}
 
 {%- set limits = spark_incremental.get_run_limits() %}
+{%- set last_success_json = spark_incremental._last_success_json(limits.get('last_success_by_model', {})) %}
 
 with
 
@@ -13,7 +14,7 @@ limits as (
         {{ limits.state }} as state,  -- noqa: RF04
         {{ spark_incremental._quote(limits.description) }} as state_description,
         {{ spark_incremental._quote(limits.new_models | join(',')) }} as new_models,
-        {{ spark_incremental._quote(spark_incremental._last_success_json(limits.get('last_success_by_model', {}))) }} as last_success_by_model,
+        {{ spark_incremental._quote(last_success_json) }} as last_success_by_model,
         {{ spark_incremental._ts_literal(spark_incremental.now()) }} as calculated_at
 ),
 
