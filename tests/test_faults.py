@@ -228,11 +228,14 @@ def test_second_concurrent_run_is_refused(make_project: Callable[..., DbtProject
     """6. Two runs at once: the second stops before any model, naming the first."""
     project = new_events_project(make_project, spark_sql, batches=1)
     set_hooks(project, 'on-run-start:\n  - "{{ spark_incremental.start_run() }}"\n', HOOKS_WITH_PAUSE_AT_START)
-    first = project.run_subprocess("run", vars={**now_of(0), "test_pause": True})
+    release = project.relation("test_pause_release")
+    spark_sql.execute(f"create table {release} (released int) using parquet")
+    first = project.run_subprocess("run", vars={**now_of(0), "test_pause": True, "test_pause_release": release})
     wait_for(first, project, "test_pause: started")
     second = project.run("run", vars=now_of(0), expect_success=False)
     assert any(LOCK_HELD in line for line in second.lines), second.tail()
     assert not any(status == "success" for status in second.statuses.values())
+    spark_sql.execute(f"insert into {release} values (1)")  # the first run goes on
     assert first.wait(timeout=600) == 0, project.subprocess_output(first)[-3000:]
     # the first run's work is whole, and the lock is free again
     _assert_consistent(spark_sql, project)

@@ -375,6 +375,8 @@ BAD_MODELS = {
                    ["mutability is not set and there is no unique_key"]),
     "bad_param": ({"mutability": {"type": "immutable", "type_params": {"along": "ds"}}},
                   ["mutability.type_params.along = ds is not allowed for type 'immutable'"]),
+    "bad_skip": ({"unique_key": "id", "skip_without_new_events": "yes"},
+                 ["skip_without_new_events = yes is not allowed", "Allowed: true, false"]),
 }
 
 

@@ -198,6 +198,18 @@ def test_no_new_events_means_an_empty_window(events_project: DbtProject, spark_s
     assert rows("spark_incremental_base_sessions_this_run") == 0
     assert rows("spark_incremental_base_events_this_run") == 0
     assert manifest(project, spark_sql) == caught_up
+    # the managed models skip their whole run: no stage, no write, no state row
+    for model in ("spark_incremental_base_sessions_lifecycle_manifest", "sessions", "page_views"):
+        assert (f"spark_incremental: {model}: skipped: no new events in this run's window "
+                "(skip_without_new_events)") in idle.pkg_lines()
+    assert "spark_incremental: manifest: no event arrived since the last run; nothing to record" in idle.pkg_lines()
+    assert spark_sql.scalar(f"select nothing_new from {project.relation('spark_incremental_base_new_event_limits')}") \
+        in (True, "true")
+    managed_rows = spark_sql.scalar(f"select count(*) from {project.relation('spark_incremental_manifest_log')} "
+                                    "where record_type = 'managed'")
+    project.run("run")
+    assert spark_sql.scalar(f"select count(*) from {project.relation('spark_incremental_manifest_log')} "
+                            "where record_type = 'managed'") == managed_rows
 
     # a late event inside the lookback window (before last_success): it waits ...
     events = f"{project.schema}.events"

@@ -6,69 +6,60 @@
 with
 
 log as (
-    select * from {{ log_relation }}
-),
-
-removals as (
-    select
-        model,
-        max(written_at) as removed_at
-    from log
-    where record_type = 'remove'
-    group by model
-),
-
-events_state as (
-    select
-        log.model,
-        max(log.last_success) as last_success,
-        max(log.written_at) as events_written_at
-    from log
-    left join removals on log.model = removals.model
-    where
-        log.record_type = 'events'
-        and (removals.removed_at is null or log.written_at > removals.removed_at)
-    group by log.model
-),
-
-managed_ranked as (
+    -- each row knows its model's latest removal; one shuffle, on model, serves both this
+    -- window and the aggregation below
     select
         *,
-        row_number() over (partition by model order by written_at desc) as recency
-    from log
-    where record_type = 'managed'
+        max(case when record_type = 'remove' then written_at end) over (partition by model) as removed_at
+    from {{ log_relation }}
 ),
 
-managed_state as (
+tagged as (
+    select
+        *,
+        -- an 'events' row counts when written after the model's latest removal
+        case
+            when record_type = 'events' and (removed_at is null or written_at > removed_at) then written_at
+        end as events_written_at,
+        case when record_type = 'managed' then written_at end as managed_written_at
+    from log
+),
+
+by_model as (
     select
         model,
-        mutability_type,
-        last_refresh,
-        high_water_mark,
-        high_water_mark_type,
-        state,
-        action,
-        written_at as managed_written_at
-    from managed_ranked
-    where recency = 1
+        max(case when events_written_at is not null then last_success end) as last_success,
+        max(events_written_at) as events_written_at,
+        -- the latest 'managed' row (max_by skips rows whose ordering is null)
+        max_by(
+            named_struct(
+                'mutability_type', mutability_type,
+                'last_refresh', last_refresh,
+                'high_water_mark', high_water_mark,
+                'high_water_mark_type', high_water_mark_type,
+                'state', state,
+                'action', action
+            ),
+            managed_written_at
+        ) as managed,
+        max(managed_written_at) as managed_written_at
+    from tagged
+    group by model
 ),
 
 final as (
     select
-        coalesce(events_state.model, managed_state.model) as model,
-        events_state.last_success,
-        managed_state.mutability_type,
-        managed_state.last_refresh,
-        managed_state.high_water_mark,
-        managed_state.high_water_mark_type,
-        managed_state.state,
-        managed_state.action as last_action,
-        greatest(
-            coalesce(events_state.events_written_at, managed_state.managed_written_at),
-            coalesce(managed_state.managed_written_at, events_state.events_written_at)
-        ) as updated_at
-    from events_state
-    full outer join managed_state on events_state.model = managed_state.model
+        model,
+        last_success,
+        managed.mutability_type,
+        managed.last_refresh,
+        managed.high_water_mark,
+        managed.high_water_mark_type,
+        managed.state,
+        managed.action as last_action,
+        greatest(events_written_at, managed_written_at) as updated_at
+    from by_model
+    where events_written_at is not null or managed_written_at is not null
 )
 
 select * from final

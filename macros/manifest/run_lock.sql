@@ -58,33 +58,29 @@
   {%- set sql -%}
     with
 
-    log as (
+    lock_rows as (
         select * from {{ relation }}
         where model = {{ spark_incremental._quote(spark_incremental._lock_model_name()) }}
     ),
 
-    locks as (
-        select state as holder, min(written_at) as written_at
-        from log
-        where record_type = 'lock'
+    -- one aggregation (one shuffle): per run, its lock time and whether it unlocked
+    holders as (
+        select
+            state as holder,
+            min(case when record_type = 'lock' then written_at end) as locked_at,
+            max(case when record_type = 'unlock' then 1 else 0 end) as unlocked
+        from lock_rows
         group by state
-    ),
-
-    unlocks as (
-        select distinct state as holder
-        from log
-        where record_type = 'unlock'
     ),
 
     final as (
         select
-            locks.holder,
-            date_format(locks.written_at, 'yyyy-MM-dd HH:mm:ss.SSSSSS') as written_at
-        from locks
-        left join unlocks on locks.holder = unlocks.holder
+            holder,
+            date_format(locked_at, 'yyyy-MM-dd HH:mm:ss.SSSSSS') as written_at
+        from holders
         where
-            unlocks.holder is null
-            and locks.written_at > {{ spark_incremental._ts_literal(since) }}
+            unlocked = 0
+            and locked_at > {{ spark_incremental._ts_literal(since) }}
     )
 
     select * from final

@@ -60,7 +60,13 @@
         ~ ' updated. Select the base models too (e.g. dbt run --select +my_model).') -%}
     {{- return([]) -}}
   {%- endif -%}
-  {%- set rows = spark_incremental._manifest_progress_rows(succeeded) -%}
+  {%- set limits_ran = results | selectattr('node.name', 'equalto', 'spark_incremental_base_new_event_limits')
+      | selectattr('status', 'equalto', 'success') | list | length > 0 -%}
+  {%- set rows = spark_incremental._manifest_progress_rows(succeeded, limits_ran) -%}
+  {%- if rows is none -%}
+    {%- do spark_incremental._log('manifest: no event arrived since the last run; nothing to record') -%}
+    {{- return([]) -}}
+  {%- endif -%}
   {%- for row in rows -%}
     {%- do spark_incremental._log('manifest: ' ~ row.model ~ " last_success = '" ~ spark_incremental._ts_text(row.last_success)
         ~ "'" ~ (' (' ~ row.action ~ ')' if row.action != 'processed' else '')) -%}
@@ -72,17 +78,30 @@
 {%- endmacro %}
 
 
-{#- The 'events' rows to append for the models that succeeded. -#}
-{% macro _manifest_progress_rows(succeeded) -%}
+{#- The 'events' rows to append for the models that succeeded; none when the run's window
+    was empty (nothing new: nothing to record, nothing read). limits_ran: the limits model
+    ran in this invocation, so the last_success it recorded is the manifest's current one
+    (the run lock keeps other runs out) and the log need not be read again. -#}
+{% macro _manifest_progress_rows(succeeded, limits_ran=false) -%}
   {%- set session_timestamp = spark_incremental.get_config_var('session_timestamp') -%}
   {%- set this_run = spark_incremental._relation_for_model('spark_incremental_base_events_this_run') -%}
   {%- set limits = spark_incremental.return_limits_from_model(
       spark_incremental._relation_for_model('spark_incremental_base_new_event_limits')) -%}
+  {%- if limits.nothing_new -%}
+    {{- return(none) -}}
+  {%- endif -%}
   {%- set max_sql -%}
     select date_format(max({{ session_timestamp }}), 'yyyy-MM-dd HH:mm:ss') from {{ this_run }}
   {%- endset -%}
   {%- set new_max = spark_incremental._parse_ts(spark_incremental._fetch_value(max_sql)) -%}
-  {%- set current = spark_incremental._manifest_current_rows() -%}
+  {%- set current = {} -%}
+  {%- if limits_ran -%}
+    {%- for name, stamp in limits.last_success_by_model.items() -%}
+      {%- do current.update({name: {'last_success': stamp}}) -%}
+    {%- endfor -%}
+  {%- else -%}
+    {%- do current.update(spark_incremental._manifest_current_rows()) -%}
+  {%- endif -%}
   {%- set rows = [] -%}
   {%- set beyond = {'checked': false, 'found': false} -%}
   {%- for name in succeeded -%}

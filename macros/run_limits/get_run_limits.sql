@@ -59,17 +59,14 @@
 {%- endmacro %}
 
 
-{#- min/max last_success over the tracked models found in the manifest, and their names. -#}
+{#- min/max last_success over the tracked models found in the manifest, their names and
+    each one's last_success. -#}
 {% macro _manifest_summary(tracked) -%}
-  {%- set models = [] -%}
-  {%- set stamps = [] -%}
   {%- set zones = [] -%}
   {%- set by_model = {} -%}
   {%- for name, row in spark_incremental._manifest_current_rows().items() -%}
     {%- do zones.append(row.session_time_zone) -%}
     {%- if name in tracked and row.last_success is not none -%}
-      {%- do models.append(name) -%}
-      {%- do stamps.append(row.last_success) -%}
       {%- do by_model.update({name: row.last_success}) -%}
     {%- endif -%}
   {%- endfor -%}
@@ -78,10 +75,10 @@
         ~ "', not UTC: set spark.sql.session.timeZone: UTC in the profile's server_side_parameters"
         ~ " (the package treats all timestamps as UTC).") -%}
   {%- endif -%}
-  {%- if models | length == 0 -%}
-    {{- return({'models': [], 'min_last_success': none, 'max_last_success': none, 'last_success_by_model': {}}) -}}
-  {%- endif -%}
-  {{- return({'models': models, 'min_last_success': stamps | min, 'max_last_success': stamps | max,
+  {%- set stamps = by_model.values() | list -%}
+  {{- return({'models': by_model.keys() | list,
+              'min_last_success': stamps | min if stamps else none,
+              'max_last_success': stamps | max if stamps else none,
               'last_success_by_model': by_model}) -}}
 {%- endmacro %}
 

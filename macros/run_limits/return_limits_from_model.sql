@@ -1,17 +1,20 @@
 {#- Read the window the limits model computed in this run (so the state is decided and
-    logged once). Returns {'lower_limit', 'upper_limit', 'state', 'last_success_by_model'}
-    (datetimes, int, {model: datetime}). -#}
+    logged once). Returns {'lower_limit', 'upper_limit', 'state', 'last_success_by_model',
+    'nothing_new'} (datetimes, int, {model: datetime}, bool: the window is empty because
+    no event arrived since the last run). -#}
 {% macro return_limits_from_model(limits_relation) -%}
   {%- if not spark_incremental._can_query() -%}
     {%- set placeholder = modules.datetime.datetime(1970, 1, 1) -%}
-    {{- return({'lower_limit': placeholder, 'upper_limit': placeholder, 'state': 0, 'last_success_by_model': {}}) -}}
+    {{- return({'lower_limit': placeholder, 'upper_limit': placeholder, 'state': 0, 'last_success_by_model': {},
+                'nothing_new': false}) -}}
   {%- endif -%}
   {%- set sql -%}
     select
         date_format(lower_limit, 'yyyy-MM-dd HH:mm:ss') as lower_limit,
         date_format(upper_limit, 'yyyy-MM-dd HH:mm:ss') as upper_limit,
         state,
-        last_success_by_model
+        last_success_by_model,
+        nothing_new
     from {{ limits_relation }}
   {%- endset -%}
   {%- set rows = run_query(sql).rows -%}
@@ -25,6 +28,7 @@
       'upper_limit': spark_incremental._parse_ts(rows[0][1]),
       'state': rows[0][2] | int,
       'last_success_by_model': spark_incremental._parse_last_success_json(rows[0][3]),
+      'nothing_new': rows[0][4] in [true, 'true', 1],
   }) -}}
 {%- endmacro %}
 

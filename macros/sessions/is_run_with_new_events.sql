@@ -1,4 +1,5 @@
-{#- Whether this run brings a tracked model anything new: false when the model's
+{#- Whether this run brings a model anything new: false when no event arrived since the
+    last run (the window is empty), or when a tracked model's
     last_success in the manifest already covers this run's upper_limit (state 2 or 3
     re-reads a window this model has processed), so a derived model can skip its work:
         where {{ spark_incremental.is_run_with_new_events(this.name) }}
@@ -15,6 +16,10 @@
   {%- set name = model_name or this.name -%}
   {%- set limits = spark_incremental.return_limits_from_model(
       spark_incremental._relation_for_model('spark_incremental_base_new_event_limits')) -%}
+  {%- if limits.nothing_new -%}
+    {#- get_run_limits logged it once: every model skips its work -#}
+    {{- return(false) -}}
+  {%- endif -%}
   {#- the limits model recorded every tracked model's last_success (one tiny query,
       not a read of the manifest log) -#}
   {%- set last_success = limits.last_success_by_model.get(name) -%}

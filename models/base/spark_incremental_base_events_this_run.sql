@@ -13,7 +13,12 @@
 {%- set session_timestamp = spark_incremental.get_config_var('session_timestamp') %}
 {%- set sessions_relation = ref('spark_incremental_base_sessions_this_run') %}
 {%- set limits = spark_incremental.return_limits_from_model(ref('spark_incremental_base_new_event_limits')) %}
+{#- no event since the last run: no session to read (and no query for their range) -#}
+{%- set has_new_events = spark_incremental.is_run_with_new_events() %}
+{%- set session_range = {'start_tstamp': none} %}
+{%- if has_new_events %}
 {%- set session_range = spark_incremental._session_range(sessions_relation) %}
+{%- endif %}
 {%- set reaches_back = session_range.start_tstamp is not none and session_range.start_tstamp < limits.lower_limit %}
 {%- set columns = [] %}
 {%- for column in session_vars.event_columns if column | lower not in ['session_identifier', 'user_identifier'] %}
@@ -24,6 +29,9 @@ with
 
 sessions as (
     select * from {{ sessions_relation }}
+    {%- if not has_new_events %}
+    where false
+    {%- endif %}
 ),
 
 events_in_range as (
@@ -53,14 +61,25 @@ events_of_sessions as (
         <= {{ spark_incremental._add_days('sessions.start_tstamp', session_vars.max_session_days) }}
 ),
 
+tie_broken as (
+    -- a duplicated event_id's copies are told apart by their content (the same choice in
+    -- every run); the hash is computed for duplicated event_ids only
+    select
+        *,
+        case
+            when count(*) over (partition by event_id) > 1 then md5(to_json(struct(*)))
+        end as event_tie_breaker
+    from events_of_sessions
+),
+
 ranked as (
     select
         *,
         row_number() over (
             partition by event_id
-            order by {{ session_timestamp }}, md5(to_json(struct(*)))
+            order by {{ session_timestamp }}, event_tie_breaker
         ) as event_rank
-    from events_of_sessions
+    from tie_broken
 ),
 
 final as (

@@ -19,12 +19,16 @@
 {%- set limits = spark_incremental.return_limits_from_model(ref('spark_incremental_base_new_event_limits')) %}
 {%- set lookback_start = limits.lower_limit - modules.datetime.timedelta(days=session_vars.session_lookback_days) %}
 {%- set incremental = spark_incremental.is_incremental() %}
+{#- no event since the last run: no session changed, none can have been capped -#}
+{%- set has_new_events = spark_incremental.is_run_with_new_events() %}
 
 with
 
 lifecycle as (
     select * from {{ ref('spark_incremental_base_sessions_lifecycle_manifest') }}
-    {%- if incremental %}
+    {%- if not has_new_events %}
+    where false
+    {%- elif incremental %}
     where
         start_tstamp >= {{ spark_incremental._ts_literal(lookback_start) }}
         and start_date >= {{ spark_incremental._quote(lookback_start.strftime('%Y-%m-%d')) }}

@@ -3,7 +3,8 @@
     partitions are filtered everywhere). A session's start only moves back (late events),
     so its old row starts on or after the new rows' earliest start_date minus
     upsert_lookback_days = session_lookback_days: that bounds the scan for existing keys.
-    State: kept on --full-refresh unless spark_incremental__allow_refresh is true. -#}
+    State: kept on --full-refresh unless spark_incremental__allow_refresh is true. When no
+    event arrived since the last run (an empty window) the run is skipped whole. -#}
 {{
     config(
         materialized='managed_incremental',
@@ -13,6 +14,7 @@
         upsert_lookback_days=spark_incremental.get_config_var('session_lookback_days'),
         file_format='parquet',
         full_refresh=(none if spark_incremental.get_config_var('allow_refresh') else false),
+        skip_without_new_events=true,
     )
 }}
 

@@ -16,7 +16,8 @@ with
 lifecycle as (
     select * from {{ ref('spark_incremental_base_sessions_lifecycle_manifest') }}
     where
-        start_tstamp >= {{ spark_incremental._ts_literal(earliest_start) }}
+        {{ 'true' if spark_incremental.is_run_with_new_events() else 'false' }}
+        and start_tstamp >= {{ spark_incremental._ts_literal(earliest_start) }}
         and start_date >= {{ spark_incremental._quote(earliest_start.strftime('%Y-%m-%d')) }}
         and start_tstamp <= {{ spark_incremental._ts_literal(limits.upper_limit) }}
         and end_tstamp >= {{ spark_incremental._ts_literal(limits.lower_limit) }}

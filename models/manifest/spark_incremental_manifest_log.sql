@@ -2,6 +2,8 @@
 {{
     config(
         materialized='spark_incremental_state_table',
+        partition_by=['batch_id'],
+        options={'partitionOverwriteMode': 'dynamic'},
         full_refresh=(none if spark_incremental.get_config_var('allow_refresh') else false),
     )
 }}

@@ -1,10 +1,8 @@
 {{
     config(
-        materialized='incremental',
-        incremental_strategy='append',
-        file_format='parquet',
+        materialized='spark_incremental_state_table',
         partition_by=['batch_id'],
-        full_refresh=spark_incremental.get_config_var('allow_refresh'),
+        full_refresh=(none if spark_incremental.get_config_var('allow_refresh') else false),
     )
 }}
 

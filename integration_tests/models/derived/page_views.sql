@@ -7,6 +7,7 @@
         upsert_lookback_days=1,
         file_format='parquet',
         tags=['spark_incremental'],
+        skip_without_new_events=true,
     )
 }}
 

@@ -36,6 +36,7 @@
       'target_exists': existing is not none,
       'target_is_table': existing is not none and not existing.is_view,
       'change_plan': spark_incremental.refresh_plan(model),
+      'no_new_events': cfg.skip_without_new_events and not spark_incremental.is_run_with_new_events(cfg.model),
   } -%}
   {%- set plan = spark_incremental._managed_plan(cfg, state, now, flags) -%}
   {%- if plan.kept -%}

@@ -8,7 +8,9 @@
     now:   naive UTC datetime (spark_incremental.now()).
     flags: {full_refresh: bool, target_exists: bool, target_is_table: bool,
             unrecorded_rows: bool (the target holds rows past the recorded high-water
-            mark: an earlier run died after writing them)}.
+            mark: an earlier run died after writing them),
+            no_new_events: bool (skip_without_new_events is set and
+            is_run_with_new_events() is false)}.
 
     Returns {action, reason, is_incremental, window: {lower, lower_op, upper},
              replace_lower, by_key, next_due}:
@@ -62,6 +64,12 @@
   {#- 1b. described changes (spark_incremental__changes) come before the schedule -#}
   {%- if changes is not none -%}
     {%- do plan.update({'action': 'apply_changes', 'reason': 'change descriptions', 'change_plan': changes}) -%}
+    {{- return(spark_incremental._managed_plan_done(plan)) -}}
+  {%- endif -%}
+
+  {#- 1b'. the run's window brings this model nothing new (skip_without_new_events) -#}
+  {%- if flags.get('no_new_events') -%}
+    {%- do plan.update({'action': 'skip', 'reason': "skipped: no new events in this run's window (skip_without_new_events)"}) -%}
     {{- return(spark_incremental._managed_plan_done(plan)) -}}
   {%- endif -%}
 

@@ -188,6 +188,14 @@
         ~ " Allowed: indicator, user, distribution (or unset: partition_by as written).") -%}
   {%- endif -%}
 
+  {#- skip the run when the window brings nothing new (a model of the sessionised
+      pipeline: it reads spark_incremental_base_events_this_run or the window) -#}
+  {%- set skip_without_new_events = config.get('skip_without_new_events', false) -%}
+  {%- if skip_without_new_events is not sameas true and skip_without_new_events is not sameas false -%}
+    {%- do exceptions.raise_compiler_error(prefix ~ "skip_without_new_events = " ~ skip_without_new_events
+        ~ " is not allowed. Allowed: true, false (default false).") -%}
+  {%- endif -%}
+
   {%- set defaults = mutability_type in ['append_only', 'ds_append_only'] -%}
   {{- return({
       'model': name,
@@ -209,6 +217,7 @@
       'intervals': intervals,
       'forward_only': forward_only,
       'partition_strategy': partition_strategy,
+      'skip_without_new_events': skip_without_new_events,
       'fingerprint': {
           'mutability_type': mutability_type,
           'along': along,

@@ -1,11 +1,17 @@
-{#- Materialization for the package's state tables (the manifest log): create the table
-    when it is missing, otherwise leave it and its rows alone. It is rebuilt (emptied)
-    only by --full-refresh when the model's full_refresh config allows it, which the
-    package ties to spark_incremental__allow_refresh. -#}
+{#- Materialization for the package's state tables (the manifest log, the refresh plan
+    log): create the table from the model's typed, empty select when it is missing,
+    otherwise leave it and its rows alone (no data statement: a run costs at most one
+    cheap DDL). It is rebuilt (emptied) only by --full-refresh when the model's
+    full_refresh config allows it, which the package ties to spark_incremental__allow_refresh.
+    Config: partition_by (columns, last in the select), options (table options, applied
+    again to an existing table, so tables created by older versions get them). -#}
 {% materialization spark_incremental_state_table, adapter='spark' %}
   {%- set target_relation = this.incorporate(type='table') -%}
   {%- set existing = adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier) -%}
   {%- set rebuild = existing is not none and should_full_refresh() -%}
+  {%- set options = config.get('options') or {} -%}
+  {%- set partition_by = config.get('partition_by') or [] -%}
+  {%- set partition_by = [partition_by] if partition_by is string else partition_by -%}
 
   {{ run_hooks(pre_hooks) }}
 
@@ -16,16 +22,38 @@
     {%- do spark_incremental._log('kept ' ~ target_relation ~ ' on --full-refresh (set spark_incremental__allow_refresh: true to rebuild it)') -%}
   {%- endif -%}
 
-  {%- call statement('main') -%}
-    {%- if existing is none or rebuild -%}
-      {{ spark_incremental._manifest_create_sql(target_relation) }}
-    {%- else -%}
-      {#- logs created by 0.1.0 lack the option the appends rely on; idempotent -#}
-      alter table {{ target_relation }} set serdeproperties ('partitionOverwriteMode' = 'dynamic')
-    {%- endif -%}
-  {%- endcall -%}
+  {%- if existing is none or rebuild -%}
+    {%- call statement('main') -%}
+      create table if not exists {{ target_relation }}
+      using parquet
+      {%- if options %}
+      options ({{ spark_incremental._state_table_options(options) }})
+      {%- endif %}
+      {%- if partition_by | length > 0 %}
+      partitioned by ({{ partition_by | join(', ') }})
+      {%- endif %}
+      as {{ compiled_code }}
+    {%- endcall -%}
+  {%- elif options -%}
+    {#- idempotent: tables created by 0.1.0 lack the options the appends rely on -#}
+    {%- call statement('main') -%}
+      alter table {{ target_relation }} set serdeproperties ({{ spark_incremental._state_table_options(options) }})
+    {%- endcall -%}
+  {%- else -%}
+    {%- call noop_statement('main', 'kept') -%}{%- endcall -%}
+  {%- endif -%}
 
   {{ run_hooks(post_hooks) }}
 
   {{ return({'relations': [target_relation]}) }}
 {% endmaterialization %}
+
+
+{#- {'key': 'value'} -> 'key' = 'value', ... -#}
+{% macro _state_table_options(options) -%}
+  {%- set pairs = [] -%}
+  {%- for key, value in options.items() -%}
+    {%- do pairs.append(spark_incremental._quote(key) ~ ' = ' ~ spark_incremental._quote(value)) -%}
+  {%- endfor -%}
+  {{- return(pairs | join(', ')) -}}
+{%- endmacro %}
