@@ -14,7 +14,7 @@
 {%- set sessions_relation = ref('spark_incremental_base_sessions_this_run') %}
 {%- set limits = spark_incremental.return_limits_from_model(ref('spark_incremental_base_new_event_limits')) %}
 {#- no event since the last run: no session to read (and no query for their range) -#}
-{%- set has_new_events = spark_incremental.is_run_with_new_events() %}
+{%- set has_new_events = not limits.nothing_new %}
 {%- set session_range = {'start_tstamp': none} %}
 {%- if has_new_events %}
 {%- set session_range = spark_incremental._session_range(sessions_relation) %}

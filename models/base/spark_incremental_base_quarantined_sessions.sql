@@ -20,7 +20,7 @@
 {%- set lookback_start = limits.lower_limit - modules.datetime.timedelta(days=session_vars.session_lookback_days) %}
 {%- set incremental = spark_incremental.is_incremental() %}
 {#- no event since the last run: no session changed, none can have been capped -#}
-{%- set has_new_events = spark_incremental.is_run_with_new_events() %}
+{%- set has_new_events = not limits.nothing_new %}
 
 with
 

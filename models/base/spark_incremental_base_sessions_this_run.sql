@@ -16,7 +16,7 @@ with
 lifecycle as (
     select * from {{ ref('spark_incremental_base_sessions_lifecycle_manifest') }}
     where
-        {{ 'true' if spark_incremental.is_run_with_new_events() else 'false' }}
+        {{ 'false' if limits.nothing_new else 'true' }}
         and start_tstamp >= {{ spark_incremental._ts_literal(earliest_start) }}
         and start_date >= {{ spark_incremental._quote(earliest_start.strftime('%Y-%m-%d')) }}
         and start_tstamp <= {{ spark_incremental._ts_literal(limits.upper_limit) }}
