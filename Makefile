@@ -33,7 +33,7 @@ $(VENV_STAMP): requirements.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	@touch $@
 
-demo: venv ## run the 3-batch demo on an embedded Spark session (dbt --target session)
+demo: venv ## the six-run demo on an embedded Spark session (checks each step; exit code for CI)
 	$(PY) integration_tests/demo/run_demo.py
 
 ifeq ($(SPARK),3.5)
