@@ -9,7 +9,10 @@
 {% macro default__get_run_limits() -%}
   {%- set run_vars = spark_incremental._validate_run_vars() -%}
   {%- set tracked = spark_incremental.tracked_models() -%}
-  {%- if not spark_incremental._can_query() -%}
+  {#- offline (lint) compiles, and compiles before the events table exists: the first
+      run's window, without reading anything -#}
+  {%- if not spark_incremental._can_query()
+        or spark_incremental._missing_at_compile(spark_incremental.events_relation()) -%}
     {{- return(spark_incremental.calculate_run_limits(
         none, none, 0, 0, run_vars.start_date, run_vars.backfill_limit_days,
         run_vars.lookback_window_hours, spark_incremental.now())) -}}
@@ -91,7 +94,8 @@
     {%- do exceptions.raise_compiler_error(
         "spark_incremental: the events table " ~ events.schema ~ "." ~ events.identifier
         ~ " does not exist. Set spark_incremental__events_schema and spark_incremental__events_table"
-        ~ " to the table that holds your events.") -%}
+        ~ " to the table that holds your events, or spark_incremental__events_enabled to false"
+        ~ " if the project uses only managed_incremental (no events pipeline).") -%}
   {%- endif -%}
   {%- set names = adapter.get_columns_in_relation(found) | map(attribute='name') | map('lower') | list -%}
   {%- if session_timestamp | lower not in names -%}

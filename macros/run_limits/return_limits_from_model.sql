@@ -3,7 +3,7 @@
     'nothing_new'} (datetimes, int, {model: datetime}, bool: the window is empty because
     no event arrived since the last run). -#}
 {% macro return_limits_from_model(limits_relation) -%}
-  {%- if not spark_incremental._can_query() -%}
+  {%- if not spark_incremental._can_query() or spark_incremental._missing_at_compile(limits_relation) -%}
     {%- set placeholder = modules.datetime.datetime(1970, 1, 1) -%}
     {{- return({'lower_limit': placeholder, 'upper_limit': placeholder, 'state': 0, 'last_success_by_model': {},
                 'nothing_new': false}) -}}

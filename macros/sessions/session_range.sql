@@ -4,7 +4,7 @@
     bounds are literals and Spark can prune partitions. -#}
 {% macro _session_range(sessions_relation) -%}
   {%- set empty = {'start_tstamp': none, 'end_tstamp': none} -%}
-  {%- if not spark_incremental._can_query() -%}
+  {%- if not spark_incremental._can_query() or spark_incremental._missing_at_compile(sessions_relation) -%}
     {{- return(empty) -}}
   {%- endif -%}
   {%- set sql -%}

@@ -27,9 +27,11 @@
         ~ " is not allowed: it must be true or false (default false).") -%}
   {%- endif -%}
   {%- set app_ids = spark_incremental._session_app_ids_var() -%}
-  {#- offline (lint) compiles get a placeholder column list -#}
+  {#- offline (lint) compiles, and compiles before the events table exists, get a
+      placeholder column list -#}
   {%- set event_columns = ['event_id'] -%}
-  {%- if events is not none and spark_incremental._can_query() -%}
+  {%- if events is not none and spark_incremental._can_query()
+        and not spark_incremental._missing_at_compile(events) -%}
     {%- set event_columns = spark_incremental._event_columns(events) -%}
     {%- set lowered = event_columns | map('lower') | list -%}
     {%- for name, column in [('session_identifier', session_identifier), ('user_identifier', user_identifier)] -%}

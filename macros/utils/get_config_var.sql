@@ -11,6 +11,7 @@
       'events_schema': 'atomic',
       'events_table': 'events',
       'events_partition_column': none,
+      'events_enabled': true,
       'models_to_remove': [],
       'allow_refresh': false,
       'now': none,

@@ -1,4 +1,4 @@
-{{ config(materialized='table') }}
+{{ config(materialized='table', enabled=spark_incremental._events_enabled()) }}
 
 {#- Every event of the sessions this run processes, deduplicated on event_id. The
     window's events come from spark_incremental_base_events_in_window (the run's one scan

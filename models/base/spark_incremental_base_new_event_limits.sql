@@ -1,4 +1,4 @@
-{{ config(materialized='view') }}
+{{ config(materialized='view', enabled=spark_incremental._events_enabled()) }}
 
 -- depends_on: {{ ref('spark_incremental_manifest') }}
 

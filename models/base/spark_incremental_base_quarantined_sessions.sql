@@ -7,6 +7,7 @@
         incremental_strategy='append',
         file_format='parquet',
         full_refresh=(none if spark_incremental.get_config_var('allow_refresh') else false),
+        enabled=spark_incremental._events_enabled(),
     )
 }}
 

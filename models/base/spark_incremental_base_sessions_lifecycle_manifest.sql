@@ -15,6 +15,7 @@
         file_format='parquet',
         full_refresh=(none if spark_incremental.get_config_var('allow_refresh') else false),
         skip_without_new_events=true,
+        enabled=spark_incremental._events_enabled(),
     )
 }}
 

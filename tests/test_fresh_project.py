@@ -1,0 +1,136 @@
+"""A project as a new user has it: nothing in Spark yet, or no events at all.
+
+- `dbt compile` and `dbt docs generate` (with compilation) work before the events table
+  and the package's tables exist: compile-time queries give way to placeholders.
+- A project that uses only managed_incremental (spark_incremental__events_enabled false,
+  no events table) runs a plain `dbt run`, `dbt build`, `dbt compile` and
+  `dbt docs generate`; its manifest state, manifest view and refresh plan still work.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from tests.harness.dbt import DbtProject
+from tests.harness.sql import SparkSql
+
+D = dt.date
+BASE_MODELS = (
+    "spark_incremental_base_new_event_limits",
+    "spark_incremental_base_events_in_window",
+    "spark_incremental_base_sessions_lifecycle_manifest",
+    "spark_incremental_base_quarantined_sessions",
+    "spark_incremental_base_sessions_this_run",
+    "spark_incremental_base_events_this_run",
+)
+
+
+def _exists(sql: SparkSql, relation: str) -> bool:
+    schema = relation.rpartition(".")[0]
+    return bool(sql.query(f"show schemas like '{schema}'")) and sql.relation_exists(relation)
+
+
+def _compiled(project: DbtProject, model: str) -> str:
+    found = list(project.project_dir.glob(f"target/compiled/**/{model}.sql"))
+    assert found, f"no compiled SQL for {model}"
+    return found[0].read_text()
+
+
+def test_compile_and_docs_on_a_fresh_project(dbt_project: DbtProject, spark_sql: SparkSql) -> None:
+    project = dbt_project
+    events = project.relation("events")
+    assert not _exists(spark_sql, events)
+
+    project.run("compile")
+    # the first run's window, and the events table the models will read
+    limits = _compiled(project, "spark_incremental_base_new_event_limits")
+    assert "1 as state" in limits, limits
+    assert events in _compiled(project, "spark_incremental_base_events_in_window")
+    assert "spark_incremental_base_events_this_run" in _compiled(project, "sessions")
+
+    project.run("docs", "generate")
+    assert (project.project_dir / "target" / "catalog.json").exists()
+    # rendering SQL wrote nothing
+    assert not _exists(spark_sql, project.relation("spark_incremental_manifest_log"))
+    assert not _exists(spark_sql, events)
+
+
+def _managed_only_project(make_project, events_enabled: object) -> DbtProject:
+    project = make_project(spark_incremental__events_enabled=events_enabled)
+    for path in sorted((project.project_dir / "models" / "derived").iterdir()):
+        path.unlink()  # the example models read the events pipeline
+    project.write_model("sales_daily", """\
+{{ config(materialized='managed_incremental', mutability={'type': 'ds_append_only'},
+          partition_by='ds') }}
+
+with
+
+sales as (
+    select * from {{ source('shop', 'sales') }}
+    where ds >= {{ spark_incremental.along_min() }} and ds <= {{ spark_incremental.along_max() }}
+),
+
+final as (
+    select ds, sum(amount) as amount, count(*) as orders
+    from sales
+    group by ds
+)
+
+select * from final
+""")
+    project.write_model("shop.yml", f"""\
+version: 2
+sources:
+  - name: shop
+    schema: {project.schema}
+    tables:
+      - name: sales
+""")
+    return project
+
+
+def test_only_managed_incremental_runs_plainly(make_project, spark_sql: SparkSql) -> None:
+    # the text 'False', as env_var gives it, turns the events pipeline off
+    project = _managed_only_project(make_project, "False")
+    sales = project.relation("sales")
+    spark_sql.create_table(sales, {"ds": "date", "amount": "int"},
+                           [(D(2024, 1, 1), 10), (D(2024, 1, 1), 5), (D(2024, 1, 2), 7)])
+
+    expected = {D(2024, 1, 1): (15, 2), D(2024, 1, 2): (7, 1)}
+    for n in range(3):
+        result = project.run("run")
+        assert result.statuses.get("sales_daily") == "success", result.statuses
+        assert not set(BASE_MODELS) & set(result.statuses), result.statuses
+        assert not any("events table" in line for line in result.pkg_lines()), result.pkg_lines()
+        spark_sql.execute(f"refresh table {project.relation('sales_daily')}")
+        got = sorted(spark_sql.query(f"select ds, amount, orders from {project.relation('sales_daily')}"))
+        assert got == sorted((ds, a, o) for ds, (a, o) in expected.items()), (n, got)
+        if n == 0:
+            # new rows after the first run: the second run appends them
+            spark_sql.insert_rows(sales, {"ds": "date", "amount": "int"}, [(D(2024, 1, 3), 4)])
+            expected[D(2024, 1, 3)] = (4, 1)
+
+    for model in BASE_MODELS:
+        assert not _exists(spark_sql, project.relation(model)), model
+    # the manifest log, its view and the refresh plan work for managed models
+    manifest = spark_sql.query_dicts(
+        f"select model, mutability_type, high_water_mark from {project.relation('spark_incremental_manifest')}"
+        f" where model = 'sales_daily'")
+    assert [(m["model"], m["mutability_type"]) for m in manifest] == [("sales_daily", "ds_append_only")]
+    assert "2024-01-03" in manifest[0]["high_water_mark"], manifest
+    assert _exists(spark_sql, project.relation("spark_incremental_refresh_plan"))
+    state = project.run("run-operation", "spark_incremental.show_state")
+    assert any("sales_daily" in line for line in state.lines), state.tail(20)
+
+    built = project.run("build")
+    assert built.statuses.get("sales_daily") == "success", built.statuses
+    project.run("compile")
+    project.run("docs", "generate")
+    assert (project.project_dir / "target" / "catalog.json").exists()
+
+
+def test_events_enabled_rejects_other_values(make_project) -> None:
+    project = _managed_only_project(make_project, "no")
+    result = project.run("compile", expect_success=False)
+    text = result.text() + repr(result.exception)
+    assert "spark_incremental__events_enabled = no (text) is not allowed" in text, result.tail(20)
