@@ -14,12 +14,12 @@ PYTEST_ARGS       ?=
 
 JAVA_MISSING := Java 17 is required: no `java` on PATH; apt-get install openjdk-17-jre-headless
 
-.PHONY: help check-java venv demo test test-spark35 lint bench clean distclean
+.PHONY: help check-java venv demo test test-spark35 test-spark35-ci lint bench clean distclean
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | \
 	  awk 'BEGIN {FS = ":.*## "}; {printf "  make %-12s %s\n", $$1, $$2}'
-	@echo "  variables: SPARK=3.5 (make test on Spark 3.5), PYTEST_ARGS='-k ...', PYTHON=$(PYTHON)"
+	@echo "  variables: SPARK=3.5 (make test: the whole suite on Spark 3.5), PYTEST_ARGS='-k ...' or '-m smoke', PYTHON=$(PYTHON)"
 
 check-java: ## fail early, in one line, when java is missing
 	@command -v java >/dev/null 2>&1 || { echo '$(JAVA_MISSING)' >&2; exit 1; }
@@ -37,7 +37,7 @@ demo: venv ## the six-run demo on an embedded Spark session (checks each step; e
 	$(PY) integration_tests/demo/run_demo.py
 
 ifeq ($(SPARK),3.5)
-test: test-spark35 ## run the test suite (Spark 4 from the venv; SPARK=3.5: the smoke tests on Spark 3.5)
+test: test-spark35 ## run the whole test suite (Spark 4 from the venv; SPARK=3.5: on Spark 3.5)
 else
 test: venv
 	$(PY) -m pytest $(PYTEST_ARGS)
@@ -49,9 +49,21 @@ $(SPARK35_STAMP): | venv
 	  --target $(SPARK35_TARGET) pyspark==$(PYSPARK35_VERSION)
 	@touch $@
 
-test-spark35: venv $(SPARK35_STAMP) ## the smoke tests against pyspark 3.5 (PYSPARK35_VERSION, installed under .spark/)
+test-spark35: venv $(SPARK35_STAMP) ## the whole test suite against pyspark 3.5 (PYSPARK35_VERSION, installed under .spark/)
 	SPARK_INCREMENTAL_SPARK_HOME=$(abspath $(SPARK35_TARGET))/pyspark \
-	  $(PY) -m pytest -m smoke $(PYTEST_ARGS)
+	  $(PY) -m pytest $(PYTEST_ARGS)
+
+# The part of the suite that has passed on Spark 3.5 (issue 16: the whole 3.5 suite has not
+# yet been run to the end on this machine); CI runs exactly this on 3.5.
+SPARK35_TESTS := tests/test_harness_smoke.py tests/test_changes.py \
+  tests/test_managed_incremental.py::test_parquet_upsert_moves_rows_between_partitions_and_recovers \
+  tests/test_partition_strategies.py \
+  tests/test_intervals.py::test_batches_gaps_restatement_and_coarse_partitions \
+  tests/test_forward_only.py tests/test_faults.py::test_compaction_keeps_the_state
+
+test-spark35-ci: venv $(SPARK35_STAMP) ## on pyspark 3.5: the tests proven there (SPARK35_TESTS); what CI runs
+	SPARK_INCREMENTAL_SPARK_HOME=$(abspath $(SPARK35_TARGET))/pyspark \
+	  $(PY) -m pytest $(SPARK35_TESTS) $(PYTEST_ARGS)
 
 # The dbt templater compiles the models. .sqlfluff sets spark_incremental__offline_compile,
 # so the package's macros render placeholders instead of querying data, but dbt still

@@ -1,12 +1,14 @@
 {#- Check a change's scope with Spark's own parser and analyzer, against the changed table,
-    without running it: `explain extended execute immediate '<select 1 from table where (scope)>'`
-    (the scope travels as a string literal, so even a scope Spark cannot parse comes back as
-    text instead of failing the statement).
-    Errors (the run stops, nothing is written): a ';', a comment, unbalanced parentheses or a
-    subquery (not a single expression); a column the table does not have; a non-boolean
-    expression. A scope Spark cannot parse is not an error: it is returned as parse_error and
-    the plan refreshes the dependent models fully.
-    Returns {'columns': [lower-case column names the scope reads], 'parse_error': none | text}. -#}
+    without running it: `explain extended select 1 from <table> as <alias> where (<scope>)`.
+    The same statement on Spark 3.5 and 4.x (no `execute immediate`, which 3.5 lacks).
+    A lexical pass first (outside string literals and quoted identifiers) guarantees the scope
+    cannot leave the parentheses of the probe's where clause, so whatever Spark parses is that
+    explain: never a second statement, and nothing is executed.
+    Errors (the run stops, nothing is written): a ';', a comment, a backslash, unbalanced
+    parentheses or quotes, a statement keyword or a reflection function; a scope Spark cannot
+    parse (Spark's parse error stops the statement); a column the table does not have; a
+    non-boolean expression; a subquery or another table.
+    Returns {'columns': [lower-case column names the scope reads]}. -#}
 {% macro _check_change_scope(change_label, table, scope) -%}
   {%- set shape_error = spark_incremental._scope_shape_error(scope) -%}
   {%- if shape_error -%}
@@ -14,16 +16,13 @@
         "spark_incremental: " ~ change_label ~ ": the scope must be a single boolean expression on the"
         ~ " table's columns, but " ~ shape_error ~ ". Scope: " ~ scope) -%}
   {%- endif -%}
-  {%- set probe = 'select 1 from ' ~ table.relation ~ ' as ' ~ table.alias ~ ' where (' ~ scope ~ ')' -%}
-  {%- set rows = spark_incremental._fetch_rows('explain extended execute immediate ' ~ spark_incremental._quote(probe)) -%}
+  {%- set probe = 'explain extended select 1 from ' ~ table.relation ~ ' as ' ~ table.alias ~ ' where (' ~ scope ~ ')' -%}
+  {%- set rows = spark_incremental._fetch_rows(probe) -%}
   {%- set text = rows | map(attribute=0) | join('\n') -%}
   {%- set analyzed = (text.split('== Analyzed Logical Plan ==')[1] if '== Analyzed Logical Plan ==' in text else text)
       .split('== Optimized Logical Plan ==')[0] -%}
   {%- if 'Error occurred during query planning' in text or 'Exception: ' in analyzed -%}
     {%- set message = spark_incremental._spark_error_line(analyzed) -%}
-    {%- if '[PARSE_' in analyzed or 'ParseException' in analyzed -%}
-      {{- return({'columns': [], 'parse_error': message}) -}}
-    {%- endif -%}
     {%- if 'UNRESOLVED_COLUMN' in analyzed -%}
       {%- set missing = modules.re.findall('name (`[^ ]+`) cannot be resolved', analyzed) -%}
       {%- do exceptions.raise_compiler_error(
@@ -43,6 +42,10 @@
         "spark_incremental: " ~ change_label ~ ": the scope must read only the changed table's own row"
         ~ " (no subquery, no other table). Scope: " ~ scope) -%}
   {%- endif -%}
+  {%- if modules.re.search('(?i)\\b(reflect|java_method|try_reflect)\\(', analyzed) -%}
+    {%- do exceptions.raise_compiler_error(
+        "spark_incremental: " ~ change_label ~ ": the scope must not call reflect / java_method. Scope: " ~ scope) -%}
+  {%- endif -%}
   {%- set filter_lines = [] -%}
   {%- for line in analyzed.split('\n') if 'Filter ' in line -%}
     {%- do filter_lines.append(line) -%}
@@ -53,16 +56,23 @@
       {%- do columns.append(column | lower) -%}
     {%- endif -%}
   {%- endfor -%}
-  {{- return({'columns': columns, 'parse_error': none}) -}}
+  {{- return({'columns': columns}) -}}
 {%- endmacro %}
 
 
-{#- Why a scope is not one expression, judged outside its string literals; '' when it is. -#}
+{#- Why a scope is not one expression, judged outside its string literals and quoted
+    identifiers; '' when it is. Balanced parentheses that never close more than they opened
+    keep the scope inside the `where (...)` it is put in. -#}
 {% macro _scope_shape_error(scope) -%}
   {%- if scope is not string or scope | trim == '' -%}
     {{- return('it is empty or not a string') -}}
   {%- endif -%}
-  {%- set outside = modules.re.sub("'(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\"|`[^`]*`", ' __si_literal__ ', scope) -%}
+  {#- No backslash at all: without escapes, Spark's plain and raw (r'...') literals end at the
+      same quote, so this pass and Spark's lexer agree on where every literal ends. -#}
+  {%- if '\\' in scope -%}
+    {{- return('it contains a backslash (write literals without escapes)') -}}
+  {%- endif -%}
+  {%- set outside = modules.re.sub("'[^']*'|\"[^\"]*\"|`[^`]*`", ' __si_literal__ ', scope) -%}
   {%- if "'" in outside or '"' in outside or '`' in outside -%}
     {{- return('it has an unterminated quote') -}}
   {%- endif -%}
@@ -82,6 +92,9 @@
   {%- endif -%}
   {%- if modules.re.search('(?i)\\b(select|union|insert|delete|drop|create|alter|merge)\\b', outside) -%}
     {{- return('it contains a statement keyword (select, union, ...)') -}}
+  {%- endif -%}
+  {%- if modules.re.search('(?i)\\b(reflect|java_method|try_reflect)\\s*\\(', outside) -%}
+    {{- return('it calls a reflection function (reflect, java_method)') -}}
   {%- endif -%}
   {{- return('') -}}
 {%- endmacro %}

@@ -1,5 +1,5 @@
 {#- The validated change list of this invocation: a list of
-    {table, type, scope, unique_id, alias, relation, columns, parse_error} in the given order.
+    {table, type, scope, unique_id, alias, relation, columns} in the given order.
     Bad input (unknown type, unknown key, two changes for one table, a scope that is not a
     single boolean expression on the table's columns) is an error before anything runs. -#}
 {% macro get_changes() -%}
@@ -45,7 +45,7 @@
     {%- do seen.update({table.unique_id: label}) -%}
     {%- set scope = raw.get('scope') -%}
     {%- if scope is none or (scope | string | trim) == '' -%}
-      {%- set checked = {'columns': [], 'parse_error': none} -%}
+      {%- set checked = {'columns': []} -%}
       {%- set scope = none -%}
     {%- else -%}
       {%- set scope = scope | string | trim -%}
@@ -54,7 +54,7 @@
     {%- do changes.append({
         'table': raw.table | string, 'type': type, 'scope': scope,
         'unique_id': table.unique_id, 'alias': table.alias, 'relation': table.relation | string,
-        'columns': checked.columns, 'parse_error': checked.parse_error,
+        'columns': checked.columns,
     }) -%}
   {%- endfor -%}
   {{- return(changes) -}}

@@ -57,9 +57,6 @@
     {%- endfor -%}
     {{- return('several change types hit the model: ' ~ described | join(', ')) -}}
   {%- endif -%}
-  {%- for change in hits if change.parse_error -%}
-    {{- return('the scope of the change on ' ~ change.table ~ ' cannot be parsed: ' ~ change.parse_error) -}}
-  {%- endfor -%}
   {%- for change in hits if not change.scope -%}
     {{- return('the change on ' ~ change.table ~ ' has no scope: the whole table may have changed') -}}
   {%- endfor -%}

@@ -60,14 +60,14 @@ where {{ filter }}
     {%- if existing is not none and existing.is_view -%}
       {%- do adapter.drop_relation(existing) -%}
     {%- endif -%}
-    {%- do adapter.execute(spark_incremental._managed_create_sql(target, body, replace=true, partition_by=cfg.partition_by), fetch=false) -%}
+    {%- do adapter.execute(spark_incremental._managed_create_sql(target, body, cfg.file_format, replace=true, partition_by=cfg.partition_by), fetch=false) -%}
     {%- set stats = spark_incremental._managed_stats(target, cfg) -%}
     {{- return({'rows': stats[0], 'partitions': none, 'max': stats[1], 'detail': ''}) -}}
   {%- endif -%}
   {%- set new = spark_incremental._managed_sibling(target, '__si_new') -%}
   {%- set old = spark_incremental._managed_sibling(target, '__si_old') -%}
   {#- no leftovers here: _managed_recover ran first -#}
-  {%- do adapter.execute(spark_incremental._managed_create_sql(new, body, partition_by=cfg.partition_by), fetch=false) -%}
+  {%- do adapter.execute(spark_incremental._managed_create_sql(new, body, cfg.file_format, partition_by=cfg.partition_by), fetch=false) -%}
   {%- set stats = spark_incremental._managed_stats(new, cfg) -%}
   {%- if existing is not none -%}
     {%- do adapter.rename_relation(existing, old) -%}
@@ -82,10 +82,12 @@ where {{ filter }}
 
 
 {#- create table <relation> with the model's layout (file_format, partition_by,
-    clustered_by, options, tblproperties) as <body>. -#}
-{% macro _managed_create_sql(relation, body, replace=false, partition_by=none) -%}
+    clustered_by, options, tblproperties) as <body>. `using <file_format>` is always
+    written (the validated format, parquet by default): without it Spark 3.5 creates a Hive
+    serde table (spark.sql.legacy.createHiveTableByDefault), Spark 4 a parquet one. -#}
+{% macro _managed_create_sql(relation, body, file_format, replace=false, partition_by=none) -%}
 create {{ 'or replace ' if replace }}table {{ relation }}
-  {{ file_format_clause() }}
+  using {{ file_format }}
   {{ options_clause() }}
   {{ ('partitioned by (' ~ partition_by | join(', ') ~ ')') if partition_by else partition_cols(label="partitioned by") }}
   {{ clustered_cols(label="clustered by") }}
