@@ -288,19 +288,6 @@ def test_future_events_do_not_push_last_success_past_now(
     assert all(value <= _ts(now) for value in manifest_state(spark_sql, project).values())
 
 
-def test_stale_lock_expires(make_project: Callable[..., DbtProject], spark_sql: SparkSql) -> None:
-    """13. A lock left by a killed run stops others only until lock_timeout_minutes."""
-    project = new_events_project(make_project, spark_sql, batches=1)
-    set_hooks(project, 'on-run-start:\n  - "{{ spark_incremental.start_run() }}"\n', HOOKS_WITH_PAUSE_AT_START)
-    proc = project.run_subprocess("run", vars={**now_of(0), "test_pause": True})
-    wait_for(proc, project, "test_pause: started")
-    kill(proc)
-    refused = project.run("run", vars=now_of(0), expect_success=False)
-    assert any(LOCK_HELD in line and "expires 60 minutes after it started" in line for line in refused.lines)
-    project.run("run", vars={**now_of(0), "spark_incremental__lock_timeout_minutes": 0})
-    assert manifest_state(spark_sql, project)
-
-
 def test_compaction_keeps_the_state(make_project: Callable[..., DbtProject], spark_sql: SparkSql) -> None:
     """14. Compaction rewrites nothing in place and keeps the current state."""
     project = new_events_project(make_project, spark_sql, batches=2)

@@ -10,6 +10,7 @@
   {%- set state = namespace(done=work.done, inserted=0, removed=0, partitions=0) -%}
   {%- set column_list = spark_incremental._managed_column_list(target_desc.columns) -%}
   {%- for batch in work.batches -%}
+    {%- do spark_incremental._keep_run_lock() -%}
     {%- set in_batch = settings.time_column ~ ' >= ' ~ spark_incremental._ts_literal(batch[0])
         ~ ' and ' ~ settings.time_column ~ ' < ' ~ spark_incremental._ts_literal(batch[1]) -%}
     {%- set batch_sql -%}

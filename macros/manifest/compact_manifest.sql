@@ -34,12 +34,35 @@
 
 
 {#- The rows that carry the current state: per model the latest 'remove' row, the
-    'events' row with the largest last_success after it, and the latest 'managed' row. -#}
+    'events' row with the largest last_success after it, and the latest 'managed' row;
+    of the run lock, only the locks still open (no 'unlock' row for their invocation),
+    each with its first and its newest 'lock' row (when it was taken, when last seen).
+    Released and lost locks leave nothing behind. -#}
 {% macro _manifest_compacted_sql(log_relation) -%}
 with
 
 log as (
     select * from {{ log_relation }}
+),
+
+lock_rows as (
+    select * from log
+    where model = {{ spark_incremental._quote(spark_incremental._lock_model_name()) }}
+),
+
+released as (
+    select distinct state from lock_rows
+    where record_type = 'unlock'
+),
+
+open_locks as (
+    select
+        lock_rows.*,
+        row_number() over (partition by lock_rows.state order by lock_rows.written_at) as first_seen,
+        row_number() over (partition by lock_rows.state order by lock_rows.written_at desc) as last_seen
+    from lock_rows
+    left anti join released on lock_rows.state = released.state
+    where lock_rows.record_type = 'lock'
 ),
 
 removals as (
@@ -63,9 +86,12 @@ ranked as (
     from log
     left join removals on log.model = removals.model
     where
-        log.record_type != 'events'
-        or removals.removed_at is null
-        or log.written_at > removals.removed_at
+        log.model != {{ spark_incremental._quote(spark_incremental._lock_model_name()) }}
+        and (
+            log.record_type != 'events'
+            or removals.removed_at is null
+            or log.written_at > removals.removed_at
+        )
 ),
 
 final as (
@@ -83,6 +109,21 @@ final as (
         written_at
     from ranked
     where recency = 1
+    union all
+    select
+        model,
+        record_type,
+        last_success,
+        mutability_type,
+        last_refresh,
+        high_water_mark,
+        high_water_mark_type,
+        state,
+        action,
+        invocation_id,
+        written_at
+    from open_locks
+    where first_seen = 1 or last_seen = 1
 )
 
 select * from final

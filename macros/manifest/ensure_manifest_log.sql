@@ -5,6 +5,8 @@
   {%- if not spark_incremental._relation_exists(relation) -%}
     {%- do adapter.execute('create schema if not exists ' ~ relation.schema, fetch=false) -%}
     {%- do adapter.execute(spark_incremental._manifest_create_sql(relation), fetch=false) -%}
+    {#- tell dbt's relation cache, so later existence checks in this run see it -#}
+    {%- do adapter.cache_added(relation.incorporate(type='table')) -%}
   {%- endif -%}
   {{- return(relation) -}}
 {%- endmacro %}

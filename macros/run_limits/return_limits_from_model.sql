@@ -8,6 +8,7 @@
     {{- return({'lower_limit': placeholder, 'upper_limit': placeholder, 'state': 0, 'last_success_by_model': {},
                 'nothing_new': false}) -}}
   {%- endif -%}
+  {%- do spark_incremental._keep_run_lock() -%}
   {%- set sql -%}
     select
         date_format(lower_limit, 'yyyy-MM-dd HH:mm:ss') as lower_limit,

@@ -24,7 +24,7 @@
       'app_ids': [],
       'manifest_compact_after': 50,
       'offline_compile': false,
-      'lock_timeout_minutes': 60,
+      'lock_timeout_minutes': 15,
       'force_unlock': false,
       'changes': [],
       'changes_file': none,

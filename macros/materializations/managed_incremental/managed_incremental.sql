@@ -23,6 +23,7 @@
   {%- set cfg = spark_incremental._managed_validate_columns(cfg, query_columns) -%}
 
   {{ run_hooks(pre_hooks) }}
+  {%- do spark_incremental._keep_run_lock() -%}
 
   {%- for message in spark_incremental._managed_recover(target) -%}
     {%- do spark_incremental._log(cfg.model ~ ': ' ~ message) -%}

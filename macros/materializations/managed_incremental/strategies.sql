@@ -322,7 +322,7 @@ select * from final
 
 
 {#- Overwrite the target from <name>__si_apply: only its partitions (dynamic partition
-    overwrite, mode reset afterwards), then drop the affected partitions that ended up
+    overwrite, set as the table's option), then drop the affected partitions that ended up
     empty. Unpartitioned: the whole table. Idempotent, so recovery can run it again.
     maybe_empty: the partitions that may end up empty (list of value lists), or none
     when unknown (recovery: all of the apply table's partitions are checked). -#}
@@ -359,8 +359,8 @@ where not __si_marker
   {%- if not recovering -%}
     {%- do spark_incremental._managed_fault('before_overwrite') -%}
   {%- endif -%}
-  {%- do spark_incremental._execute_with_conf('spark.sql.sources.partitionOverwriteMode', 'dynamic',
-      ['insert overwrite table ' ~ target ~ ' partition (' ~ names | join(', ') ~ ')\n' ~ select_sql]) -%}
+  {%- do spark_incremental._ensure_dynamic_overwrite(target) -%}
+  {%- do adapter.execute('insert overwrite table ' ~ target ~ ' partition (' ~ names | join(', ') ~ ')\n' ~ select_sql, fetch=false) -%}
   {%- set emptied = [] -%}
   {%- for row in partitions if row[names | length] == 0 -%}
     {%- set spec = [] -%}

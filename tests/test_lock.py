@@ -1,0 +1,187 @@
+"""The run lock under a real orchestrator: killed runs, heartbeats, compaction, races.
+
+Locks of other runs are written into the manifest log as a killed or running dbt run
+would have left them (a 'lock' row per heartbeat, an 'unlock' row when released), with
+the ages the scenario needs; the run under test is a real `dbt run`.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from datetime import datetime, timedelta, timezone
+from typing import Callable
+
+from tests.harness.dbt import DbtProject, DbtResult
+from tests.harness.sql import SparkSql
+from tests.test_faults import (
+    HOOKS_WITH_PAUSE_AT_START,
+    LOCK_HELD,
+    kill,
+    manifest_state,
+    new_events_project,
+    now_of,
+    set_hooks,
+    wait_for,
+)
+from tests.test_sessions import _assert_consistent
+
+LOCK_MODEL = "__spark_incremental_run_lock__"
+LIMITS = "spark_incremental_base_new_event_limits"
+# rounds of two runs started together (the issue's bar is 20; CI runs fewer)
+RACE_ROUNDS = int(os.environ.get("SPARK_INCREMENTAL_LOCK_RACE_ROUNDS", "3"))
+
+
+def _log(project: DbtProject) -> str:
+    return project.relation("spark_incremental_manifest_log")
+
+
+def _stamp(minutes_ago: float) -> str:
+    now = datetime.now(timezone.utc).replace(tzinfo=None)
+    return (now - timedelta(minutes=minutes_ago)).strftime("%Y-%m-%d %H:%M:%S.%f")
+
+
+def _write_lock_rows(spark_sql: SparkSql, project: DbtProject, invocation: str, record_type: str,
+                     minutes_ago: list[float]) -> None:
+    """Rows of another run: one per age (its lock, then its heartbeats), or its unlock."""
+    for age in minutes_ago:
+        batch_id = f"test-{invocation}-{record_type}-{age}"
+        spark_sql.execute(
+            f"insert into {_log(project)} partition (batch_id = '{batch_id}') "
+            f"select '{LOCK_MODEL}', '{record_type}', cast(null as timestamp), cast(null as string), "
+            "cast(null as timestamp), cast(null as string), cast(null as string), "
+            f"'{invocation}', 'written by the test', '{invocation}', timestamp'{_stamp(age)}'"
+        )
+
+
+def age_lock_rows(spark_sql: SparkSql, project: DbtProject, minutes: int) -> None:
+    """Make every run's 'lock' rows `minutes` older, as if that much time had passed since
+    they were written (the partitions written by start_run hold only lock rows)."""
+    log = _log(project)
+    copy = project.relation("test_aged_locks")
+    spark_sql.execute(f"drop table if exists {copy}")
+    spark_sql.execute(
+        f"create table {copy} using parquet as select * from {log} where batch_id in ("
+        f"select batch_id from {log} group by batch_id "
+        f"having min(model = '{LOCK_MODEL}' and record_type = 'lock'))"
+    )
+    spark_sql.execute(
+        f"insert overwrite table {log} partition (batch_id) select model, record_type, last_success, "
+        "mutability_type, last_refresh, high_water_mark, high_water_mark_type, state, action, "
+        f"invocation_id, written_at - interval {minutes} minutes, batch_id from {copy}"
+    )
+    spark_sql.execute(f"drop table {copy}")
+
+
+def _open_locks(spark_sql: SparkSql, project: DbtProject) -> list[str]:
+    rows = spark_sql.query(
+        f"select state from {_log(project)} where model = '{LOCK_MODEL}' "
+        "group by state having max(case when record_type = 'unlock' then 1 else 0 end) = 0 order by state"
+    )
+    return [row[0] for row in rows]
+
+
+def _run_limits(project: DbtProject, expect_success: bool = True, **vars: object) -> DbtResult:
+    return project.run("run", "--select", LIMITS, vars={**now_of(0), **vars}, expect_success=expect_success)
+
+
+def test_a_silent_lock_is_taken_over_and_a_heartbeat_keeps_a_lock_alive(
+    make_project: Callable[..., DbtProject], spark_sql: SparkSql
+) -> None:
+    """A killed run's lock blocks the schedule only while it is recent: a lock whose newest
+    row is older than lock_timeout_minutes (15) is taken over, with a line naming it; a
+    run that started long ago but sent a heartbeat recently still holds the lock."""
+    project = new_events_project(make_project, spark_sql, batches=1)
+    _run_limits(project)  # creates the manifest log
+    _write_lock_rows(spark_sql, project, "killed-run", "lock", [50, 20])  # silent for 20 minutes
+    _write_lock_rows(spark_sql, project, "long-run", "lock", [40, 30, 3])  # started 40 min ago, alive
+
+    refused = _run_limits(project, expect_success=False)
+    held = [line for line in refused.lines if LOCK_HELD in line]
+    assert held and "invocation long-run" in held[0], refused.tail()
+    assert "15 minutes" in held[0]
+    assert any("took over the manifest lock of invocation killed-run" in line and "silent since" in line
+               for line in refused.lines), refused.tail()
+    assert not any(status == "success" for status in refused.statuses.values())
+    assert _open_locks(spark_sql, project) == ["long-run"]
+
+    _write_lock_rows(spark_sql, project, "long-run", "unlock", [1])  # the long run ends
+    ok = _run_limits(project)
+    assert not any("took over" in line for line in ok.lines)
+    assert _open_locks(spark_sql, project) == []
+
+
+def test_lock_timeout_must_be_a_positive_whole_number(
+    make_project: Callable[..., DbtProject], spark_sql: SparkSql
+) -> None:
+    """0 would turn the lock off; text from env_var is read as a number; nothing is written
+    for a bad value."""
+    project = new_events_project(make_project, spark_sql, batches=1)
+    _run_limits(project, spark_incremental__lock_timeout_minutes="20")
+    rows_before = int(spark_sql.scalar(f"select count(*) from {_log(project)}"))
+    for bad in (0, "-5", "ten"):
+        result = _run_limits(project, expect_success=False, spark_incremental__lock_timeout_minutes=bad)
+        assert any("spark_incremental__lock_timeout_minutes" in line and "is not allowed" in line
+                   for line in result.lines), result.tail()
+    assert int(spark_sql.scalar(f"select count(*) from {_log(project)}")) == rows_before
+    assert _open_locks(spark_sql, project) == []
+
+
+def test_compaction_keeps_no_released_or_lost_lock(
+    make_project: Callable[..., DbtProject], spark_sql: SparkSql
+) -> None:
+    """A run that lost the race (its lock and its unlock) must not come back to life when
+    the winner compacts the log (compaction used to keep the newest lock row and the newest
+    unlock row, of two different runs)."""
+    project = new_events_project(make_project, spark_sql, batches=1)
+    _run_limits(project)
+    # it lost to this run: its lock row is newer than this run's, its unlock older than this run's
+    _write_lock_rows(spark_sql, project, "lost-run", "lock", [-1.0])
+    _write_lock_rows(spark_sql, project, "lost-run", "unlock", [0.005])
+    compacted = _run_limits(project, spark_incremental__manifest_compact_after=0)
+    assert any("manifest log compacted" in line for line in compacted.pkg_lines())
+    lock_rows = spark_sql.query(f"select state, record_type from {_log(project)} where model = '{LOCK_MODEL}'")
+    assert lock_rows == []
+    _run_limits(project)  # not refused
+    assert _open_locks(spark_sql, project) == []
+
+
+def test_two_runs_started_together_exactly_one_proceeds(
+    make_project: Callable[..., DbtProject], spark_sql: SparkSql
+) -> None:
+    """Rounds of two `dbt run` processes started at the same moment: in each, exactly one
+    runs its models; the other stops before any model, naming the holder. No lock is left."""
+    project = new_events_project(make_project, spark_sql, batches=1)
+    _run_limits(project)
+    for round_no in range(RACE_ROUNDS):
+        procs = [
+            project.run_subprocess("run", "--select", LIMITS, "--target-path", f"target_{side}", vars=now_of(0))
+            for side in ("a", "b")
+        ]
+        codes = [proc.wait(timeout=600) for proc in procs]
+        outputs = [project.subprocess_output(proc) for proc in procs]
+        assert codes.count(0) == 1, (round_no, codes, [out[-2000:] for out in outputs])
+        loser = outputs[1 - codes.index(0)]
+        assert LOCK_HELD in loser, loser[-2000:]
+        assert "OK created" not in loser
+        time.sleep(0.5)
+    assert _open_locks(spark_sql, project) == []
+
+
+def test_a_killed_runs_lock_is_taken_over_once_silent(
+    make_project: Callable[..., DbtProject], spark_sql: SparkSql
+) -> None:
+    """13. A lock left by a killed run stops others only while it is recent: once silent for
+    lock_timeout_minutes (15 by default) the next run takes it over and says so."""
+    project = new_events_project(make_project, spark_sql, batches=1)
+    set_hooks(project, 'on-run-start:\n  - "{{ spark_incremental.start_run() }}"\n', HOOKS_WITH_PAUSE_AT_START)
+    proc = project.run_subprocess("run", vars={**now_of(0), "test_pause": True})
+    wait_for(proc, project, "test_pause: started")
+    kill(proc)
+    refused = project.run("run", vars=now_of(0), expect_success=False)
+    assert any(LOCK_HELD in line and "silent for 15 minutes" in line for line in refused.lines)
+    age_lock_rows(spark_sql, project, minutes=16)  # 16 minutes pass
+    taken = project.run("run", vars=now_of(0))
+    assert any("took over the manifest lock" in line for line in taken.lines), taken.tail()
+    assert manifest_state(spark_sql, project)
+    _assert_consistent(spark_sql, project)
