@@ -22,6 +22,7 @@ EVENT_COLUMNS = {
     "event_name": "string",
     "page_url": "string",
 }
+EVENT_COLUMNS_ORDER = list(EVENT_COLUMNS)
 
 # (name, min_last_success, max_last_success, matched, expected) -> (lower, upper)
 VECTORS = [
@@ -176,8 +177,9 @@ def test_limits_model_alone_changes_nothing(events_project: DbtProject, spark_sq
 
 
 def test_no_new_events_means_an_empty_window(events_project: DbtProject, spark_sql: SparkSql) -> None:
-    """State 4 with nothing after last_success: the window is empty and nothing is read or
-    reprocessed; a late event inside the lookback waits for the next run with new events."""
+    """State 4 with nothing after last_success and nothing loaded since the load watermark:
+    the window is empty and nothing is read or reprocessed. A late load inside the lookback
+    window is processed by the next run, even with no newer event."""
     project = events_project
     for _ in range(3):  # catch up: backfill_limit_days = 3
         project.run("run")
@@ -192,8 +194,9 @@ def test_no_new_events_means_an_empty_window(events_project: DbtProject, spark_s
         "spark_incremental: [state 4] standard incremental run",
         "spark_incremental: processing data between '2021-01-08 08:00:01' and '2021-01-08 08:00:01'",
     ]
-    assert ("spark_incremental: no event after '2021-01-08 08:00:00' (the models' last_success): "
-            "nothing to process, every model skips its work") in idle.pkg_lines()
+    assert ("spark_incremental: no event after '2021-01-08 08:00:00' (the models' last_success); nothing loaded"
+            " into the lookback window since the load watermark timestamp'2021-01-08 08:00:00.000000'"
+            " (load_tstamp): nothing to process, every model skips its work") in idle.pkg_lines()
     assert rows("spark_incremental_base_events_in_window") == 0
     assert rows("spark_incremental_base_sessions_this_run") == 0
     assert rows("spark_incremental_base_events_this_run") == 0
@@ -211,14 +214,28 @@ def test_no_new_events_means_an_empty_window(events_project: DbtProject, spark_s
     assert spark_sql.scalar(f"select count(*) from {project.relation('spark_incremental_manifest_log')} "
                             "where record_type = 'managed'") == managed_rows
 
-    # a late event inside the lookback window (before last_success): it waits ...
+    # a late load inside the lookback window (an older session, loaded after the watermark):
+    # the next run processes the lookback window although no event is newer than last_success
     events = f"{project.schema}.events"
-    spark_sql.insert_rows(events, EVENT_COLUMNS, [event("late", "s9", "2021-01-08 05:00:00")])
-    project.run("run")
+    late = list(event("late", "s9", "2021-01-08 05:00:00"))
+    late[EVENT_COLUMNS_ORDER.index("load_tstamp")] = datetime(2021, 1, 8, 9, 0)
+    spark_sql.insert_rows(events, EVENT_COLUMNS, [tuple(late)])
+    caught = project.run("run")
+    assert state_lines(caught.pkg_lines())[1] == (
+        "spark_incremental: processing data between '2021-01-08 02:00:00' and '2021-01-11 08:00:00'")
+    assert any("events loaded after the load watermark timestamp'2021-01-08 08:00:00.000000' (load_tstamp)"
+               " lie in the lookback window: processing it" in line for line in caught.pkg_lines())
+    assert "late" in {row[0] for row in spark_sql.query(
+        f"select event_id from {project.relation('spark_incremental_base_events_this_run')}")}
+    assert "s9" in {row[0] for row in spark_sql.query(f"select session_identifier from {project.relation('sessions')}")}
+    assert manifest(project, spark_sql) == caught_up  # last_success never moves backwards
+    # the watermark moved: the next run with nothing new skips again
+    again = project.run("run")
     assert rows("spark_incremental_base_events_this_run") == 0
-    assert manifest(project, spark_sql) == caught_up
+    assert any("nothing loaded into the lookback window since the load watermark timestamp'2021-01-08 09:00:00.000000'"
+               in line for line in again.pkg_lines())
 
-    # ... for the next run with a new event, whose window reaches back over it
+    # a run with a new event: its window reaches back over the lookback
     spark_sql.insert_rows(events, EVENT_COLUMNS, [event("new", "s10", "2021-01-09 10:00:00")])
     busy = project.run("run")
     assert state_lines(busy.pkg_lines())[1] == (

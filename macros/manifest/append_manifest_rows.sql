@@ -34,10 +34,10 @@
   {%- set written_at = modules.datetime.datetime.utcnow() -%}
   {%- set value_rows = [] -%}
   {%- for row in rows -%}
-    {%- if not row.get('model') or row.get('record_type') not in ['events', 'managed', 'remove', 'lock', 'unlock'] -%}
+    {%- if not row.get('model') or row.get('record_type') not in ['events', 'managed', 'remove', 'lock', 'unlock', 'load'] -%}
       {%- do exceptions.raise_compiler_error(
           "spark_incremental: a manifest row needs a model and a record_type in"
-          ~ " ['events', 'managed', 'remove', 'lock', 'unlock']; got " ~ row) -%}
+          ~ " ['events', 'managed', 'remove', 'lock', 'unlock', 'load']; got " ~ row) -%}
     {%- endif -%}
     {%- set values = [] -%}
     {%- for name, type in columns -%}

@@ -80,7 +80,7 @@ ranked as (
         row_number() over (
             partition by log.model, log.record_type
             order by
-                case when log.record_type = 'events' then log.last_success end desc,
+                case when log.record_type in ('events', 'load') then log.last_success end desc,
                 log.written_at desc
         ) as recency
     from log

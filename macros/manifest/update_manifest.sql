@@ -67,12 +67,17 @@
     {%- do spark_incremental._log('manifest: no event arrived since the last run; nothing to record') -%}
     {{- return([]) -}}
   {%- endif -%}
+  {%- set watermark = spark_incremental._load_watermark_row() -%}
   {%- for row in rows -%}
     {%- do spark_incremental._log('manifest: ' ~ row.model ~ " last_success = '" ~ spark_incremental._ts_text(row.last_success)
         ~ "'" ~ (' (' ~ row.action ~ ')' if row.action != 'processed' else '')) -%}
   {%- endfor -%}
   {%- if rows | length == 0 -%}
     {%- do spark_incremental._log('manifest: nothing processed and no events past the window; nothing to record') -%}
+  {%- endif -%}
+  {%- if watermark is not none -%}
+    {%- do spark_incremental._log("manifest: load watermark = '" ~ watermark.last_success ~ "'") -%}
+    {%- do rows.append(watermark) -%}
   {%- endif -%}
   {{- return(rows) -}}
 {%- endmacro %}

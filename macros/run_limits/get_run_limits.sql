@@ -17,7 +17,7 @@
         none, none, 0, 0, run_vars.start_date, run_vars.backfill_limit_days,
         run_vars.lookback_window_hours, spark_incremental.now())) -}}
   {%- endif -%}
-  {%- do spark_incremental._check_events_table(run_vars.session_timestamp) -%}
+  {%- set event_columns = spark_incremental._check_events_table(run_vars.session_timestamp) -%}
   {%- do spark_incremental._check_hook_configured(tracked) -%}
   {%- set summary = spark_incremental._manifest_summary(tracked) -%}
   {%- set new_models = [] -%}
@@ -30,16 +30,20 @@
       spark_incremental.now(), new_models) -%}
   {%- do limits.update({'last_success_by_model': summary.last_success_by_model}) -%}
   {%- set next_second = summary.max_last_success + modules.datetime.timedelta(seconds=1) if summary.max_last_success else none -%}
+  {%- set skip = {'rule': none} -%}
   {%- if limits.state == 4
         and not spark_incremental._events_exist_after(next_second, limits.upper_limit)
         and not spark_incremental._events_exist_after(limits.upper_limit) -%}
-    {#- nothing arrived since the last run (the manifest keeps last_success to the second,
-        so 'new' starts a second later; first within the window, so the scan stays in the
-        window's partitions, then past it: events past the window need the normal window,
-        or a gap in the data could never be crossed): an empty window, so every model's work is
-        skipped. Late events inside the lookback window wait for the next run that has
-        new events (its window reaches lookback_window_hours back again). The window is
-        the instant after last_success: no session of the lifecycle manifest reaches it. -#}
+    {#- no event is newer than last_success (the manifest keeps it to the second, so 'new'
+        starts a second later; first within the window, so the scan stays in the window's
+        partitions, then past it: events past the window need the normal window, or a gap in
+        the data could never be crossed). The run may skip only if nothing arrived that its
+        standard window would read: late loads of older sessions inside the lookback. -#}
+    {%- do skip.update(spark_incremental._late_loads_rule(event_columns, limits, next_second)) -%}
+  {%- endif -%}
+  {%- if skip.get('skip') -%}
+    {#- an empty window, so every model's work is skipped: the instant after last_success,
+        which no session of the lifecycle manifest reaches -#}
     {%- do limits.update({
         'lower_limit': next_second,
         'upper_limit': next_second,
@@ -54,9 +58,9 @@
   {%- do spark_incremental._log('[state ' ~ limits.state ~ '] ' ~ limits.description) -%}
   {%- do spark_incremental._log("processing data between '" ~ spark_incremental._ts_text(limits.lower_limit)
       ~ "' and '" ~ spark_incremental._ts_text(limits.upper_limit) ~ "'") -%}
-  {%- if limits.get('nothing_new') -%}
+  {%- if skip.rule -%}
     {%- do spark_incremental._log("no event after '" ~ spark_incremental._ts_text(summary.max_last_success)
-        ~ "' (the models' last_success): nothing to process, every model skips its work") -%}
+        ~ "' (the models' last_success); " ~ skip.rule) -%}
   {%- endif -%}
   {{- return(limits) -}}
 {%- endmacro %}
@@ -109,6 +113,7 @@
         ~ ". Its timestamp columns include: "
         ~ timestamp_names | join(', ')) -%}
   {%- endif -%}
+  {{- return(names) -}}
 {%- endmacro %}
 
 

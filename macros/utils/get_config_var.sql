@@ -11,6 +11,7 @@
       'events_schema': 'atomic',
       'events_table': 'events',
       'events_partition_column': none,
+      'load_timestamp': 'load_tstamp',
       'events_enabled': true,
       'models_to_remove': [],
       'allow_refresh': false,

@@ -74,3 +74,9 @@
   {%- endif -%}
   {{- return("timestamp'" ~ spark_incremental._ts_text(dt) ~ "'") -}}
 {%- endmacro %}
+
+
+{#- A timestamp literal to the microsecond (load watermarks). -#}
+{% macro _ts_literal_precise(dt) -%}
+  {{- return("timestamp'" ~ dt.strftime('%Y-%m-%d %H:%M:%S.%f') ~ "'") -}}
+{%- endmacro %}

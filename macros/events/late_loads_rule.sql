@@ -1,0 +1,95 @@
+{#- May a standard run with no event newer than last_success skip its work? Only when
+    nothing arrived that its standard window would read: an older session's late events,
+    loaded since the last run, inside the lookback window. Returns {'skip': bool,
+    'rule': the log line's reason}.
+
+    - With a load timestamp column (spark_incremental__load_timestamp; load_tstamp when the
+      events table has it): compare it with the load watermark, the newest load timestamp
+      among the events the last processing run read (recorded by update_manifest). One
+      limit-1 query over the window's partitions.
+    - Without one, late loads cannot be told apart from events already processed, so the
+      lookback window is processed again, as Snowplow does. -#}
+{% macro _late_loads_rule(event_columns, limits, next_second) -%}
+  {%- set load_column = spark_incremental._load_timestamp_column(event_columns) -%}
+  {%- if load_column is none -%}
+    {{- return({'skip': false, 'rule': 'the events table has no load timestamp (spark_incremental__load_timestamp),'
+        ~ ' so late loads cannot be told from processed events: the lookback window is processed again'}) -}}
+  {%- endif -%}
+  {%- set watermark = spark_incremental._load_watermark() -%}
+  {%- if watermark is none -%}
+    {{- return({'skip': false, 'rule': 'no load watermark is recorded yet: the lookback window is processed'
+        ~ ' once, to record one'}) -}}
+  {%- endif -%}
+  {%- set since = spark_incremental._ts_literal_precise(watermark) -%}
+  {%- if spark_incremental._events_exist_after(limits.lower_limit, next_second, load_column ~ ' > ' ~ since) -%}
+    {{- return({'skip': false, 'rule': 'events loaded after the load watermark ' ~ since ~ ' (' ~ load_column
+        ~ ') lie in the lookback window: processing it'}) -}}
+  {%- endif -%}
+  {{- return({'skip': true, 'rule': 'nothing loaded into the lookback window since the load watermark ' ~ since
+      ~ ' (' ~ load_column ~ '): nothing to process, every model skips its work'}) -}}
+{%- endmacro %}
+
+
+{#- The events table's load timestamp column, or none. The default (load_tstamp) is used
+    when the table has it; a name set explicitly must exist; null or '' turns it off. -#}
+{% macro _load_timestamp_column(event_columns) -%}
+  {%- set name = spark_incremental.get_config_var('load_timestamp') -%}
+  {%- if name is none or name | string | trim == '' -%}
+    {{- return(none) -}}
+  {%- endif -%}
+  {%- if name | lower in event_columns -%}
+    {{- return(name) -}}
+  {%- endif -%}
+  {%- if name == spark_incremental._config_var_defaults()['load_timestamp'] -%}
+    {{- return(none) -}}
+  {%- endif -%}
+  {%- do exceptions.raise_compiler_error(
+      "spark_incremental: spark_incremental__load_timestamp = '" ~ name ~ "' is not a column of "
+      ~ spark_incremental.events_relation() ~ ". Its columns: " ~ event_columns | join(', ')
+      ~ ". Set it to the column the loader stamps, or to null if there is none.") -%}
+{%- endmacro %}
+
+
+{#- The load watermark: a row of its own in the manifest log (model
+    __spark_incremental_load_watermark__, record_type 'load', last_success = the newest
+    load timestamp processed). It never moves backwards: the max is read. -#}
+{% macro _load_watermark_name() -%}
+  {{- return('__spark_incremental_load_watermark__') -}}
+{%- endmacro %}
+
+
+{% macro _load_watermark() -%}
+  {%- set relation = spark_incremental.manifest_log_relation() -%}
+  {%- if not spark_incremental._relation_exists(relation) -%}
+    {{- return(none) -}}
+  {%- endif -%}
+  {%- set sql -%}
+    select date_format(max(last_success), 'yyyy-MM-dd HH:mm:ss.SSSSSS')
+    from {{ relation }}
+    where
+        model = {{ spark_incremental._quote(spark_incremental._load_watermark_name()) }}
+        and record_type = 'load'
+  {%- endset -%}
+  {{- return(spark_incremental._parse_ts(spark_incremental._fetch_value(sql))) -}}
+{%- endmacro %}
+
+
+{#- The 'load' row to append after a run that processed its window: the newest load
+    timestamp among the events it read (spark_incremental_base_events_in_window), or none
+    when there is no load timestamp column or nothing newer than the current watermark. -#}
+{% macro _load_watermark_row() -%}
+  {%- set window = spark_incremental._relation_for_model('spark_incremental_base_events_in_window') -%}
+  {%- set columns = adapter.get_columns_in_relation(window) | map(attribute='name') | map('lower') | list -%}
+  {%- set load_column = spark_incremental._load_timestamp_column(columns) -%}
+  {%- if load_column is none -%}
+    {{- return(none) -}}
+  {%- endif -%}
+  {%- set newest = spark_incremental._parse_ts(spark_incremental._fetch_value(
+      "select date_format(max(" ~ load_column ~ "), 'yyyy-MM-dd HH:mm:ss.SSSSSS') from " ~ window)) -%}
+  {%- set current = spark_incremental._load_watermark() -%}
+  {%- if newest is none or (current is not none and newest <= current) -%}
+    {{- return(none) -}}
+  {%- endif -%}
+  {{- return({'model': spark_incremental._load_watermark_name(), 'record_type': 'load',
+              'last_success': newest.strftime('%Y-%m-%d %H:%M:%S.%f'), 'action': 'load watermark'}) -}}
+{%- endmacro %}

@@ -1,0 +1,79 @@
+"""A run with no newer event skips its work only when nothing arrived that its standard
+window would read (issue 13, item 6): late loads of older sessions inside the lookback
+window are processed by the next run, and the tables equal one full run."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import pytest
+
+import tests.generator as gen
+from tests.harness.dbt import DbtProject
+from tests.harness.sql import SparkSql
+from tests.test_sessions import _event, _events_table
+
+L1, L2 = "2021-01-02 00:00:00", "2021-01-02 00:30:00"
+FIRST_LOAD = [
+    ("a1", "a", "page_view", "2021-01-01 10:00:00"),
+    ("a2", "a", "page_view", "2021-01-01 10:05:00"),
+    ("b1", "b", "page_view", "2021-01-01 20:00:00"),
+    ("b2", "b", "page_ping", "2021-01-01 20:03:00"),
+]
+# loaded half an hour later: a whole session and the end of session a, both older than the
+# models' last_success (20:03) but inside the 6-hour lookback; nothing newer arrives
+LATE_LOAD = [
+    ("l1", "late", "page_view", "2021-01-01 18:00:00"),
+    ("l2", "late", "page_view", "2021-01-01 18:04:00"),
+    ("b3", "b", "page_view", "2021-01-01 20:01:00"),
+]
+DERIVED = ("sessions", "page_views", "spark_incremental_base_sessions_lifecycle_manifest")
+VARS = {"spark_incremental__start_date": "2021-01-01", "spark_incremental__lookback_window_hours": 6}
+
+
+def _load(spark_sql: SparkSql, project: DbtProject, loaded: str, events: list[tuple]) -> None:
+    spark_sql.insert_rows(_events_table(project), gen.EVENT_COLUMNS, [_event(*e, loaded) for e in events])
+
+
+def _tables(spark_sql: SparkSql, project: DbtProject) -> dict[str, list[tuple]]:
+    return {name: spark_sql.table_rows(project.relation(name)) for name in DERIVED}
+
+
+@pytest.fixture
+def full_run(make_project: Callable[..., DbtProject], spark_sql: SparkSql) -> dict[str, list[tuple]]:
+    project = make_project(**VARS)
+    spark_sql.create_table(_events_table(project), gen.EVENT_COLUMNS, [])
+    _load(spark_sql, project, L1, FIRST_LOAD)
+    _load(spark_sql, project, L2, LATE_LOAD)
+    project.run("run", vars={"spark_incremental__now": L2})
+    return _tables(spark_sql, project)
+
+
+@pytest.mark.parametrize("load_timestamp", ["load_tstamp", None])
+def test_late_loads_without_newer_events_are_processed(
+    make_project: Callable[..., DbtProject], spark_sql: SparkSql, full_run: dict, load_timestamp: str | None
+) -> None:
+    project = make_project(**VARS, spark_incremental__load_timestamp=load_timestamp)
+    spark_sql.create_table(_events_table(project), gen.EVENT_COLUMNS, [])
+    _load(spark_sql, project, L1, FIRST_LOAD)
+    first = project.run("run", vars={"spark_incremental__now": L1})
+    if load_timestamp:
+        assert "spark_incremental: manifest: load watermark = '2021-01-02 00:00:00.000000'" in first.pkg_lines()
+
+    _load(spark_sql, project, L2, LATE_LOAD)
+    late = project.run("run", vars={"spark_incremental__now": L2})
+    rule = next(line for line in late.pkg_lines() if line.startswith("spark_incremental: no event after"))
+    if load_timestamp:
+        assert "events loaded after the load watermark timestamp'2021-01-02 00:00:00.000000'" in rule
+    else:
+        assert "the events table has no load timestamp" in rule
+    assert _tables(spark_sql, project) == full_run
+
+    idle = project.run("run", vars={"spark_incremental__now": L2})
+    rule = next(line for line in idle.pkg_lines() if line.startswith("spark_incremental: no event after"))
+    if load_timestamp:
+        assert "nothing loaded into the lookback window since the load watermark" in rule
+        assert "spark_incremental: manifest: no event arrived since the last run; nothing to record" in idle.pkg_lines()
+    else:  # no way to tell: the lookback window is processed again, and changes nothing
+        assert "the lookback window is processed again" in rule
+    assert _tables(spark_sql, project) == full_run
