@@ -303,10 +303,17 @@ def test_compaction_keeps_the_state(make_project: Callable[..., DbtProject], spa
 
 
 def test_partial_selection_records_nothing(make_project: Callable[..., DbtProject], spark_sql: SparkSql) -> None:
-    """15. A tracked model run without the base models: warned, manifest unchanged."""
-    project = new_events_project(make_project, spark_sql, batches=1)
+    """15. A tracked model run without the base models, or with part of the base chain
+    excluded: warned, naming what did not run; manifest unchanged."""
+    project = new_events_project(make_project, spark_sql, batches=2)
     project.run("run", vars=now_of(0))
     state = manifest_state(spark_sql, project)
-    result = project.run("run", "--select", "sessions", vars=now_of(0))
-    assert any("ran without spark_incremental_base_events_this_run" in line for line in result.lines)
+    result = project.run("run", "--select", "sessions", vars=now_of(1))
+    assert any("ran without the whole base chain" in line and "spark_incremental_base_events_this_run" in line
+               for line in result.lines)
+    assert manifest_state(spark_sql, project) == state
+    result = project.run("run", "--exclude", "spark_incremental_base_sessions_lifecycle_manifest", vars=now_of(1))
+    assert any("ran without the whole base chain" in line
+               and "not successful: spark_incremental_base_sessions_lifecycle_manifest)" in line
+               for line in result.lines), result.tail()
     assert manifest_state(spark_sql, project) == state

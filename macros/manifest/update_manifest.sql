@@ -32,11 +32,11 @@
   {%- set tracked = spark_incremental.tracked_models() -%}
   {%- set succeeded = [] -%}
   {%- set failed = [] -%}
-  {%- set base_ran = {'ok': false} -%}
+  {%- set ran_ok = [] -%}
   {%- for result in results -%}
     {%- if result.node.resource_type == 'model' -%}
-      {%- if result.node.name == 'spark_incremental_base_events_this_run' and result.status == 'success' -%}
-        {%- do base_ran.update({'ok': true}) -%}
+      {%- if result.status == 'success' -%}
+        {%- do ran_ok.append(result.node.name) -%}
       {%- endif -%}
       {%- if result.node.name in tracked -%}
         {%- if result.status == 'success' -%}
@@ -54,10 +54,17 @@
   {%- if succeeded | length == 0 -%}
     {{- return([]) -}}
   {%- endif -%}
-  {%- if not base_ran.ok -%}
+  {#- progress counts only when the whole base chain ran in this invocation: a chain run in
+      part (e.g. --exclude of the lifecycle manifest) gives events_this_run stale sessions -#}
+  {%- set missing = [] -%}
+  {%- for name in spark_incremental._base_chain_models() if name not in ran_ok -%}
+    {%- do missing.append(name) -%}
+  {%- endfor -%}
+  {%- if missing | length > 0 -%}
     {%- do spark_incremental._warn('tracked models ' ~ succeeded | join(', ')
-        ~ ' ran without spark_incremental_base_events_this_run in the same invocation: manifest not'
-        ~ ' updated. Select the base models too (e.g. dbt run --select +my_model).') -%}
+        ~ ' ran without the whole base chain in the same invocation (not run or not successful: '
+        ~ missing | join(', ') ~ '): manifest not updated. Select the base models too'
+        ~ ' (e.g. dbt run --select +my_model).') -%}
     {{- return([]) -}}
   {%- endif -%}
   {%- set limits_ran = results | selectattr('node.name', 'equalto', 'spark_incremental_base_new_event_limits')
@@ -124,4 +131,17 @@
     {%- endif -%}
   {%- endfor -%}
   {{- return(rows) -}}
+{%- endmacro %}
+
+
+{#- The package's base models (the events pipeline's chain), enabled, by name. -#}
+{% macro _base_chain_models() -%}
+  {%- set names = [] -%}
+  {%- for node in graph.nodes.values() -%}
+    {%- if node.resource_type == 'model' and node.package_name == 'spark_incremental'
+          and node.name.startswith('spark_incremental_base_') and node.config.enabled -%}
+      {%- do names.append(node.name) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{- return(names | sort) -}}
 {%- endmacro %}
