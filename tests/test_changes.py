@@ -307,6 +307,25 @@ def test_a_too_narrow_scope_is_the_users_contract(make_project, spark_sql: Spark
     assert_equals_rebuild(spark_sql, schema, ["fct_sales"])
 
 
+def test_a_change_never_moves_the_high_water_mark(make_project, spark_sql: SparkSql) -> None:
+    """ADD_ROWS for 01-07 on an append_only model whose mark is 01-05: the 01-06 rows, loaded
+    meanwhile but not described, are appended by the next plain run (the mark did not jump)."""
+    project = make_project()
+    schema = project.schema
+    write_models(project, ["fct_sales_append"])
+    sales = [(i, "P1", i, d(f"2024-01-0{i}")) for i in range(1, 6)]
+    set_sources(spark_sql, schema, sales, [("P1", "A")])
+    project.run("run", "-s", "fct_sales_append", vars={"spark_incremental__now": NOW})
+    spark_sql.insert_rows(f"{schema}.sales", SALES, [(6, "P1", 6, d("2024-01-06")), (7, "P1", 7, d("2024-01-07"))])
+    run_changes(project, [{"table": "sales", "type": "ADD_ROWS", "scope": "sales.date = '2024-01-07'"}],
+                ("fct_sales_append",))
+    mark = spark_sql.scalar(f"select max_by(high_water_mark, written_at) from {schema}.spark_incremental_manifest_log "
+                            "where model = 'fct_sales_append' and record_type = 'managed'")
+    assert mark == "2024-01-05"
+    project.run("run", "-s", "fct_sales_append", vars={"spark_incremental__now": NOW})
+    assert_equals_rebuild(spark_sql, schema, ["fct_sales_append"])
+
+
 def test_changes_file_without_the_hook(make_project, spark_sql: SparkSql, tmp_path) -> None:
     """The change list in a YAML file (read by Spark), and no on-run-start hook: the
     materialization plans lazily, logs and records the same plan."""

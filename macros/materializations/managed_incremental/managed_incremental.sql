@@ -139,6 +139,12 @@
   {%- if not cfg.along -%}
     {{- return(none) -}}
   {%- endif -%}
+  {%- if plan.action == 'apply_changes' -%}
+    {#- a described change never moves the mark: ADD_ROWS for a later date must not jump
+        over the rows in between (the next run finds the rows past the mark and replaces
+        that range, see _managed_unrecorded_rows) -#}
+    {{- return(state.high_water_mark if state else none) -}}
+  {%- endif -%}
   {%- set old = state.high_water_mark if state and plan.action != 'build' else none -%}
   {%- set new = result.max -%}
   {%- if old is none -%}
