@@ -196,6 +196,27 @@ def test_metricflow_bookings_late_row_with_and_without_grace(project: DbtProject
     assert state(spark_sql, project, "bookings_grace")["high_water_mark"] == "2020-01-03"
 
 
+def test_append_killed_before_its_first_mark_is_not_appended_twice(project: DbtProject, spark_sql: SparkSql) -> None:
+    """The first build loaded nothing (no mark yet); the next append writes its rows and is
+    killed before recording its state. The run after must not append them again: a target
+    with rows and no mark is rebuilt, and equals its source."""
+    src = project.relation("src_late_start")
+    spark_sql.create_table(src, COLS, [])
+    project.write_model("late_start", model_sql(
+        {"mutability": {"type": "append_only", "type_params": {"along": "ds"}}},
+        f"select * from {src}\nwhere {{{{ spark_incremental.along_filter() }}}}"))
+    run(project, ["late_start"])
+    assert state(spark_sql, project, "late_start")["high_water_mark"] is None
+    spark_sql.insert_rows(src, COLS, [(1, "a", D(2020, 1, 1)), (2, "b", D(2020, 1, 2))])
+    run(project, ["late_start"], vars={"spark_incremental__fail_at": "after_write"}, expect_success=False)
+    assert len(rows(spark_sql, project.relation("late_start"))) == 2  # written, not recorded
+    again = run(project, ["late_start"])
+    assert action(again, "late_start").startswith(
+        "full refresh: the target holds rows but no high-water mark is recorded"), again.tail()
+    assert rows(spark_sql, project.relation("late_start")) == rows(spark_sql, src)
+    assert state(spark_sql, project, "late_start")["high_water_mark"] == "2020-01-02"
+
+
 # --------------------------------------------------------- upsert on plain parquet
 def test_parquet_upsert_moves_rows_between_partitions_and_recovers(project: DbtProject, spark_sql: SparkSql) -> None:
     """The query returns only this run's new or changed rows (like a sessionisation

@@ -47,7 +47,7 @@
   {%- set target_desc = none -%}
   {%- if plan.is_incremental -%}
     {%- set target_desc = spark_incremental._managed_check_target(cfg, state, target, query_columns) -%}
-    {%- if plan.action == 'append' and state.high_water_mark is not none -%}
+    {%- if plan.action == 'append' and state is not none -%}
       {%- do flags.update({'unrecorded_rows': spark_incremental._managed_unrecorded_rows(cfg, state, target)}) -%}
       {%- set plan = spark_incremental._managed_plan(cfg, state, now, flags) -%}
     {%- endif -%}
@@ -126,7 +126,9 @@
 {% macro _managed_unrecorded_rows(cfg, state, target) -%}
   {%- set sql -%}
     select 1 from {{ target }}
+    {%- if state.high_water_mark is not none %}
     where {{ cfg.along }} > {{ spark_incremental._along_literal(state.high_water_mark, cfg.along_type) }}
+    {%- endif %}
     limit 1
   {%- endset -%}
   {{- return(spark_incremental._fetch_rows(sql) | length > 0) -}}

@@ -8,7 +8,8 @@
     now:   naive UTC datetime (spark_incremental.now()).
     flags: {full_refresh: bool, target_exists: bool, target_is_table: bool,
             unrecorded_rows: bool (the target holds rows past the recorded high-water
-            mark: an earlier run died after writing them),
+            mark, or any row when no mark is recorded: an earlier run died after
+            writing them),
             no_new_events: bool (skip_without_new_events is set and
             is_run_with_new_events() is false)}.
 
@@ -116,6 +117,12 @@
   {%- endif -%}
   {%- set hwm = state.high_water_mark -%}
   {%- set kind = spark_incremental._along_kind(state.high_water_mark_type) -%}
+  {%- if hwm is none and flags.get('unrecorded_rows') -%}
+    {#- rows but no mark: an earlier append stopped before recording its state -#}
+    {%- do plan.update({'action': 'build', 'reason': 'full refresh: the target holds rows but no high-water mark'
+        ~ ' is recorded (an earlier run stopped before recording its state): rebuilding instead of appending'}) -%}
+    {{- return(spark_incremental._managed_plan_done(plan)) -}}
+  {%- endif -%}
   {%- if hwm is none -%}
     {#- nothing loaded yet: read the whole window again, nothing to replace but new keys -#}
     {%- do plan.update({'action': 'append', 'reason': 'nothing loaded yet', 'by_key': by_key}) -%}
