@@ -53,17 +53,16 @@ test-spark35: venv $(SPARK35_STAMP) ## the whole test suite against pyspark 3.5 
 	SPARK_INCREMENTAL_SPARK_HOME=$(abspath $(SPARK35_TARGET))/pyspark \
 	  $(PY) -m pytest $(PYTEST_ARGS)
 
-# The part of the suite that has passed on Spark 3.5 (issue 16: the whole 3.5 suite has not
-# yet been run to the end on this machine); CI runs exactly this on 3.5.
-SPARK35_TESTS := tests/test_harness_smoke.py tests/test_changes.py \
-  tests/test_managed_incremental.py::test_parquet_upsert_moves_rows_between_partitions_and_recovers \
-  tests/test_partition_strategies.py \
-  tests/test_intervals.py::test_batches_gaps_restatement_and_coarse_partitions \
-  tests/test_forward_only.py tests/test_faults.py::test_compaction_keeps_the_state
+# What CI runs on Spark 3.5: the whole suite except tests/test_bench_smoke.py, the smoke
+# test of the benchmark driver (it checks benchmarks/, not the package on a Spark version,
+# and is the suite's longest single test: ~6 min on this shared 2-core machine). Every
+# test, that one included, has passed on 3.5 (`make test SPARK=3.5` runs them all); the
+# cut keeps the demo, both suites and lint inside CI's 60 minutes.
+SPARK35_CI_ARGS := --ignore=tests/test_bench_smoke.py
 
-test-spark35-ci: venv $(SPARK35_STAMP) ## on pyspark 3.5: the tests proven there (SPARK35_TESTS); what CI runs
+test-spark35-ci: venv $(SPARK35_STAMP) ## on pyspark 3.5: the whole suite but the bench driver's smoke test; what CI runs
 	SPARK_INCREMENTAL_SPARK_HOME=$(abspath $(SPARK35_TARGET))/pyspark \
-	  $(PY) -m pytest $(SPARK35_TESTS) $(PYTEST_ARGS)
+	  $(PY) -m pytest $(SPARK35_CI_ARGS) $(PYTEST_ARGS)
 
 # The dbt templater compiles the models. .sqlfluff sets spark_incremental__offline_compile,
 # so the package's macros render placeholders instead of querying data, but dbt still

@@ -8,7 +8,7 @@ from typing import Any, Callable, Iterator
 
 import pytest
 
-from tests.harness.dbt import DbtProject
+from tests.harness.dbt import STATS, DbtProject
 from tests.harness.spark import (
     SparkServerError,
     ThriftServer,
@@ -38,6 +38,12 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         terminalreporter.write_line(
             f"spark thrift server: Spark {server.spark_version}, started in "
             f"{server.started_in_s:.1f} s, log {server.log_path}"
+        )
+    if STATS.count:
+        terminalreporter.write_line(
+            f"dbt in-process invocations: {STATS.count}, {STATS.seconds:.0f} s in all "
+            f"({STATS.seconds / STATS.count:.1f} s each); full parses {STATS.full_parses}, "
+            f"partial parses {STATS.partial_parses}"
         )
 
 

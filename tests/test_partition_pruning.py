@@ -6,7 +6,9 @@ Two proofs on a real events table partitioned by ``event_date`` (6 days):
   shows ``PartitionFilters: [... event_date ...]`` on each scan of the events table;
 * the metrics: during real ``dbt run``s (state 1, then a standard run), every scan of the
   events table in Spark's SQL metrics (models, hooks, macros alike) has partition filters
-  on ``event_date`` and reads only the partitions of its window.
+  on ``event_date`` and reads only the partitions of its window. (Spark 3.5's REST API
+  shows no node descriptions, so there the metrics prove the partitions read and the
+  plans prove the filters.)
 """
 
 from __future__ import annotations
@@ -61,7 +63,10 @@ def pruned(make_project: Any, spark_sql: Any, spark_server: Any) -> dict[str, An
     generate.create_table(spark_sql, spec, replace=True)
     generate.load_days(spark_sql, spec, 0, DAYS - 1)
     return {"project": project, "spec": spec,
-            "probe": SqlMetrics(spark_server.ui_url)}
+            "probe": SqlMetrics(spark_server.ui_url),
+            # Spark 3.5's SQL REST API gives a plan node no description (its Node has
+            # nodeId, nodeName, wholeStageCodegenId, metrics; 4.x adds desc)
+            "node_desc": not spark_server.spark_version.startswith(("2.", "3."))}
 
 
 def _event_scans(probe: SqlMetrics, mark: int, spec: EventsSpec) -> list[Any]:
@@ -79,7 +84,9 @@ def test_every_scan_of_the_events_table_filters_the_partition_column(
         scans = _event_scans(probe, mark, spec)
         assert scans, f"{run}: no scan of {spec.relation} in the Spark metrics"
         for scan in scans:
-            assert _pruned(scan.desc), (
+            # without node descriptions (Spark 3.5) the partitions read below prove the
+            # pruning of real runs, and part 2 shows the filter in each plan
+            assert _pruned(scan.desc) or not pruned["node_desc"], (
                 f"{run}: a scan of the events table without a filter on "
                 f"{generate.PARTITION_COLUMN} (execution {scan.execution_id}): {scan.desc}")
             # backfill_limit_days = 2 and a 6 h lookback: no window spans more than 4 days

@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +23,12 @@ PKG_PREFIX = "spark_incremental:"
 # What gets copied from integration_tests/ into each test project.
 _COPY_DIRS = ("models", "seeds", "macros", "tests", "snapshots", "analyses")
 _COPY_FILES = ("dbt_project.yml", "profiles.yml")
+
+# Vars the package also reads from an environment variable at execution time only
+# (macros/utils/now.sql). The harness passes them that way, so the --vars of one project
+# stay the same from run to run and dbt keeps its partial parse: a changed --vars forces a
+# full re-parse of the project (about 1.3 s of every invocation on a 2-core machine).
+ENV_VARS = {"spark_incremental__now": "SPARK_INCREMENTAL_NOW"}
 
 # dbt may prefix a time stamp (text log format) and a warning marker.
 _LINE_PREFIX = re.compile(
@@ -88,6 +95,28 @@ def _patched_env(values: Mapping[str, str | None]) -> Iterator[None]:
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
+
+
+@dataclass
+class InvocationStats:
+    """What the dbt invocations of a pytest session cost (printed in the terminal summary)."""
+
+    count: int = 0
+    seconds: float = 0.0
+    full_parses: int = 0
+    partial_parses: int = 0
+
+    def add(self, seconds: float, debug_lines: list[str], lines: list[str]) -> None:
+        self.count += 1
+        self.seconds += seconds
+        text = "\n".join(lines + debug_lines)
+        if "Starting full parse" in text or "Unable to do partial parsing" in text:
+            self.full_parses += 1
+        elif "Partial parsing enabled" in text:
+            self.partial_parses += 1
+
+
+STATS = InvocationStats()
 
 
 def _status(value: Any) -> str:
@@ -182,17 +211,26 @@ class DbtProject:
         return f"{self.schema}.{name}"
 
     # ------------------------------------------------------------- running
-    def env(self) -> dict[str, str]:
+    def env(self, vars: Mapping[str, Any] | None = None) -> dict[str, str | None]:
+        """The environment of one dbt call: connection, and the vars in ENV_VARS (an
+        unset one is removed from the environment, so no value leaks between calls)."""
+        merged = self.merged_vars(vars)
         return {
             **_DBT_ENV,
             "SPARK_INCREMENTAL_TARGET": self.target,
             "SPARK_INCREMENTAL_THRIFT_HOST": self.host,
             "SPARK_INCREMENTAL_THRIFT_PORT": str(self.port),
             "SPARK_INCREMENTAL_SCHEMA": self.schema,
+            **{env: None if merged.get(var) is None else str(merged[var])
+               for var, env in ENV_VARS.items()},
         }
 
     def merged_vars(self, vars: Mapping[str, Any] | None = None) -> dict[str, Any]:
         return {**self.default_vars, **(vars or {})}
+
+    def cli_vars(self, vars: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """What goes to --vars: the merged vars without those passed by environment."""
+        return {k: v for k, v in self.merged_vars(vars).items() if k not in ENV_VARS}
 
     def cli_args(self, args: tuple[str, ...], vars: Mapping[str, Any] | None) -> list[str]:
         return [
@@ -200,7 +238,7 @@ class DbtProject:
             "--project-dir", str(self.project_dir),
             "--profiles-dir", str(self.project_dir),
             "--target", self.target,
-            "--vars", json.dumps(self.merged_vars(vars), default=str),
+            "--vars", json.dumps(self.cli_vars(vars), default=str, sort_keys=True),
         ]
 
     def run(
@@ -208,8 +246,10 @@ class DbtProject:
         *args: str,
         vars: Mapping[str, Any] | None = None,
         expect_success: bool | None = True,
+        env: Mapping[str, str | None] | None = None,
     ) -> DbtResult:
-        """``dbt <args>`` in this process; every event's message is captured."""
+        """``dbt <args>`` in this process; every event's message is captured. ``env``
+        adds to (None: removes from) the environment of this call."""
         from dbt.cli.main import dbtRunner
 
         lines: list[str] = []
@@ -223,8 +263,10 @@ class DbtProject:
             (debug_lines if info.level == "debug" else lines).append(msg)
 
         cli = self.cli_args(args, vars)
-        with _patched_env(self.env()), contextlib.chdir(self.project_dir):
+        started = time.monotonic()
+        with _patched_env({**self.env(vars), **(env or {})}), contextlib.chdir(self.project_dir):
             res = dbtRunner(callbacks=[callback]).invoke(cli)
+        STATS.add(time.monotonic() - started, debug_lines, lines)
 
         statuses: dict[str, str] = {}
         for r in getattr(res.result, "results", None) or []:
@@ -265,7 +307,8 @@ class DbtProject:
         self._subprocess_count += 1
         out = self.project_dir / "logs" / f"subprocess-{self._subprocess_count}.out"
         out.parent.mkdir(parents=True, exist_ok=True)
-        full_env = {**os.environ, **self.env(), **(env or {})}
+        full_env = {**os.environ, **self.env(vars), **(env or {})}
+        full_env = {k: v for k, v in full_env.items() if v is not None}
         with open(out, "wb") as fh:
             proc = subprocess.Popen(
                 [self.dbt_executable(), *self.cli_args(args, vars)],
