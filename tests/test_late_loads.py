@@ -39,14 +39,21 @@ def _tables(spark_sql: SparkSql, project: DbtProject) -> dict[str, list[tuple]]:
     return {name: spark_sql.table_rows(project.relation(name)) for name in DERIVED}
 
 
+_FULL_RUN: dict[str, dict[str, list[tuple]]] = {}
+
+
 @pytest.fixture
 def full_run(make_project: Callable[..., DbtProject], spark_sql: SparkSql) -> dict[str, list[tuple]]:
+    """The derived tables of one run over every event (computed once per session)."""
+    if "rows" in _FULL_RUN:
+        return _FULL_RUN["rows"]
     project = make_project(**VARS)
     spark_sql.create_table(_events_table(project), gen.EVENT_COLUMNS, [])
     _load(spark_sql, project, L1, FIRST_LOAD)
     _load(spark_sql, project, L2, LATE_LOAD)
     project.run("run", vars={"spark_incremental__now": L2})
-    return _tables(spark_sql, project)
+    _FULL_RUN["rows"] = _tables(spark_sql, project)
+    return _FULL_RUN["rows"]
 
 
 @pytest.mark.parametrize("load_timestamp", ["load_tstamp", None])
