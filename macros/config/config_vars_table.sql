@@ -5,10 +5,11 @@
   {%- for entry in spark_incremental._config_var_spec() -%}
     {%- set default = entry.default -%}
     {%- set shown = 'null' if default is none else ('`[]`' if default == [] else '`' ~ spark_incremental._config_value_shown(default, quote_text=entry.type == 'date') ~ '`') -%}
-    {%- set kind = entry.type -%}
-    {%- if kind == 'enum' -%}
+    {%- set kind = {'text_list': 'list of text', 'changes': 'list of changes', 'restate': 'mapping or list',
+                    'identifier': 'schema or table name', 'column': 'column name'}.get(entry.type, entry.type) -%}
+    {%- if entry.type == 'enum' -%}
       {%- set kind = entry.allowed | map('string') | join(' / ') -%}
-    {%- elif kind == 'integer' -%}
+    {%- elif entry.type == 'integer' -%}
       {%- set kind = 'integer ≥ ' ~ entry.minimum -%}
     {%- endif -%}
     {%- if entry.get('nullable', false) -%}
