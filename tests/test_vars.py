@@ -154,3 +154,21 @@ def test_readme_vars_table_is_generated_from_the_spec(dbt_project: DbtProject) -
         "README.md's vars table differs from the spec; replace it with the output of "
         "`dbt run-operation spark_incremental.config_vars_table`:\n" + table)
     assert len(table.splitlines()) == len(spec_names()) + 2
+
+
+ZONE_CHECK = """
+{% macro zone_check() -%}
+  {%- do run_query("set spark.sql.session.timeZone=America/New_York") -%}
+  {%- do spark_incremental._check_session_time_zone() -%}
+  {%- do run_query("set spark.sql.session.timeZone=UTC") -%}
+  {%- do spark_incremental._check_session_time_zone() -%}
+{%- endmacro %}
+"""
+
+
+def test_time_zone_warning_reads_the_spark_session(dbt_project: DbtProject) -> None:
+    """Read from Spark (not from manifest rows), so it warns on the very first run."""
+    dbt_project.write_file("macros/zone_check.sql", ZONE_CHECK)
+    result = dbt_project.run("run-operation", "zone_check")
+    warnings = [line for line in result.lines if "Spark session time zone is" in line]
+    assert len(warnings) == 1 and "'America/New_York', not UTC" in warnings[0], result.tail(10)
