@@ -7,7 +7,8 @@ session across midnight, an event loaded late inside the lookback window, a dupl
 message_id, one event sent too late, a user id that appears mid-session); four incremental
 runs leave every derived table equal, row for row and column for column, to one full run
 over the whole table. The int partition column is detected from its type and every scan of
-the events table is pruned on it (explain of the compiled SQL).
+the events table is pruned on it (explain of the compiled SQL); so are a 'yyyy-MM-dd'
+string and a date partition column.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 from typing import Any
+
+import pytest
 
 from tests.harness.dbt import DbtProject
 from tests.harness.sql import SparkSql
@@ -231,3 +234,23 @@ def test_incremental_runs_equal_one_full_run(make_project: Any, spark_sql: Spark
                                       + [f"s{d}d" for d in range(DAYS - 1)])
     assert sessions["s0a"][1] == "u0" and sessions["s0a"][5] == 4  # sticky user, duplicate kept once
     assert sessions["s0b"][5] == 2  # both sides of midnight
+
+
+@pytest.mark.parametrize(
+    ("column_type", "literal"),
+    [("string", r"'\d{4}-\d{2}-\d{2}'"), ("date", r"date'\d{4}-\d{2}-\d{2}'")],
+)
+def test_string_and_date_partitions_are_detected_and_pruned(
+        make_project: Any, spark_sql: SparkSql, column_type: str, literal: str) -> None:
+    """The other two forms of the partition column: detected from the type, compared with a
+    literal of that form, and Spark's plan prunes on it."""
+    project = _project(make_project)
+    events = f"{project.schema}.events"
+    rows = [{**row, "event_date": row["received_at"].strftime("%Y-%m-%d")} for batch in batches() for row in batch]
+    spark_sql.create_table(events, {**COLUMNS, "event_date": column_type}, rows, partitioned_by=["event_date"])
+    compiled = project.run("compile", "--select", "spark_incremental_base_events_in_window",
+                           vars={"spark_incremental__now": _now(1)})
+    sql = compiled.result.results[0].node.compiled_code
+    assert re.search(rf"`event_date` >= {literal}", sql), sql
+    spark_sql.reconnect()
+    assert _pruned_scans(spark_sql, sql, events) == []
