@@ -31,7 +31,8 @@ BAD: dict[str, tuple[Any, str]] = {
     "events_schema": ("atomic; drop", "= atomic; drop (text) is not allowed: it must be a schema or table name"),
     "events_table": ("events--x", "= events--x (text) is not allowed: it must be a schema or table name"),
     "events_partition_column": ("event date", "= event date (text) is not allowed: it must be a column name"),
-    "events_partition_format": ("yyyymmdd", "= yyyymmdd (text) is not allowed: it must be one of: date, string, int or null"),
+    "events_partition_format": ("yyyymmdd", "= yyyymmdd (text) is not allowed: it must be one of:"
+                                            " date, string, int or null"),
     "event_identifier": ("event-id", "= event-id (text) is not allowed: it must be a column name"),
     "session_identifier": ("1abc", "= 1abc (text) is not allowed: it must be a column name"),
     "user_identifier": (5, "= 5 (integer) is not allowed: it must be a column name"),
@@ -62,9 +63,10 @@ BAD: dict[str, tuple[Any, str]] = {
 # well-formed names that are not columns of the events table: found before any SQL runs,
 # listing the table's columns of the right type
 MISSING_COLUMNS: dict[str, tuple[str, str]] = {
-    "event_identifier": ("message_id", "Its identifier columns (string/varchar/char/int/bigint/integer/long): event_id,"),
-    "session_timestamp": ("received_at", "Its timestamp columns (timestamp/timestamp_ntz/timestamp_ltz): collector_tstamp,"
-                                         " dvce_created_tstamp, dvce_sent_tstamp, load_tstamp."),
+    "event_identifier": ("message_id", "Its identifier columns (string/varchar/char/int/bigint/integer/long):"
+                                       " event_id,"),
+    "session_timestamp": ("received_at", "Its timestamp columns (timestamp/timestamp_ntz/timestamp_ltz):"
+                                         " collector_tstamp, dvce_created_tstamp, dvce_sent_tstamp, load_tstamp."),
     "device_sent_timestamp": ("sent_at", "Set spark_incremental__device_sent_timestamp to one of them (or to null)."),
     "events_partition_column": ("event_date", "Its partition columns"),
 }
