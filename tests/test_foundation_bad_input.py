@@ -36,11 +36,11 @@ def manifest_state_rows(project: DbtProject, spark_sql: SparkSql) -> int:
 @pytest.mark.parametrize(
     ("bad_vars", "message"),
     [
-        ({"spark_incremental__start_date": "yesterday"}, "spark_incremental__start_date = 'yesterday' is not a date"),
-        ({"spark_incremental__start_date": "2021-02-30"}, "spark_incremental__start_date = '2021-02-30' is not a date"),
-        ({"spark_incremental__backfill_limit_days": 0}, "spark_incremental__backfill_limit_days = 0 is not allowed"),
-        ({"spark_incremental__backfill_limit_days": -5}, "spark_incremental__backfill_limit_days = -5 is not allowed"),
-        ({"spark_incremental__lookback_window_hours": -1}, "spark_incremental__lookback_window_hours = -1 is not allowed"),
+        ({"spark_incremental__start_date": "yesterday"}, "spark_incremental__start_date = yesterday (text) is not allowed: it must be a date"),
+        ({"spark_incremental__start_date": "2021-02-30"}, "spark_incremental__start_date = 2021-02-30 (text) is not allowed: it must be a date"),
+        ({"spark_incremental__backfill_limit_days": 0}, "spark_incremental__backfill_limit_days = 0 (integer) is not allowed: it must be a whole number >= 1"),
+        ({"spark_incremental__backfill_limit_days": -5}, "spark_incremental__backfill_limit_days = -5 (integer) is not allowed"),
+        ({"spark_incremental__lookback_window_hours": -1}, "spark_incremental__lookback_window_hours = -1 (integer) is not allowed: it must be a whole number >= 0"),
         ({"spark_incremental__events_table": "no_such_table"}, "no_such_table does not exist. Set spark_incremental__events_schema"),
         ({"spark_incremental__session_timestamp": "no_such_column"}, "spark_incremental__session_timestamp = 'no_such_column' is not a column"),
     ],

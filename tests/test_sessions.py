@@ -339,7 +339,7 @@ def test_load_tstamp_catches_late_loads_and_covered_models_skip(
         ({"spark_incremental__user_identifier": "uid"},
          "spark_incremental__user_identifier = 'uid' is not a column of"),
         ({"spark_incremental__max_session_days": 0},
-         "spark_incremental__max_session_days = 0 is not allowed: it must be a whole number of days >= 1"),
+         "spark_incremental__max_session_days = 0 (integer) is not allowed: it must be a whole number >= 1"),
         ({"spark_incremental__session_lookback_days": 2},
          "spark_incremental__session_lookback_days = 2 is not allowed: it must be at least"
          " spark_incremental__max_session_days (3)"),

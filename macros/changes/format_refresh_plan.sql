@@ -27,5 +27,5 @@
 
 {#- Log the block at info when spark_incremental__log_plan is true, at debug otherwise. -#}
 {% macro _log_refresh_plan(text) -%}
-  {%- do log('spark_incremental: ' ~ text, info=(spark_incremental.get_config_var('log_plan') in [true, 'true', 'True', 1])) -%}
+  {%- do log('spark_incremental: ' ~ text, info=spark_incremental.get_config_var('log_plan')) -%}
 {%- endmacro %}

@@ -1,13 +1,63 @@
-{#- The events table's column names, in table order (one metadata call). -#}
+{#- The events table's columns, checked against the column vars in one metadata call:
+    {'columns': names in table order, 'types': {lower name: Spark type},
+     'partition_format': 'date' | 'string' | 'int' | none}. Every column the package reads
+    must exist: event_identifier, session_identifier, user_identifier, session_timestamp,
+    the device timestamps (unless null: no late-sent filter), app_id_column when app_ids
+    is set, and events_partition_column when set. A missing one stops with a message
+    that lists the table's columns of the right type. Offline compiles get placeholders. -#}
 {% macro _event_columns(events) -%}
-  {%- if not spark_incremental._can_query() -%}
-    {{- return(['event_id']) -}}
+  {%- if not spark_incremental._can_query() or spark_incremental._missing_at_compile(events) -%}
+    {{- return({'columns': [spark_incremental.get_config_var('event_identifier')], 'types': {},
+                'partition_format': spark_incremental.get_config_var('events_partition_format') or 'date'}) -}}
   {%- endif -%}
-  {%- set columns = adapter.get_columns_in_relation(events) | map(attribute='name') | list -%}
-  {%- if 'event_id' not in columns | map('lower') | list -%}
-    {%- do exceptions.raise_compiler_error(
-        "spark_incremental: the events table " ~ events ~ " has no event_id column; columns: "
-        ~ columns | join(', ')) -%}
+  {%- set columns = [] -%}
+  {%- set types = {} -%}
+  {%- for column in adapter.get_columns_in_relation(events) -%}
+    {%- do columns.append(column.name) -%}
+    {%- do types.update({column.name | lower: column.dtype | lower}) -%}
+  {%- endfor -%}
+  {%- set kinds = {
+      'identifier': ['string', 'varchar', 'char', 'int', 'bigint', 'integer', 'long'],
+      'timestamp': ['timestamp', 'timestamp_ntz', 'timestamp_ltz'],
+      'text': ['string', 'varchar', 'char'],
+      'partition': ['date', 'string', 'varchar', 'char', 'int', 'bigint', 'integer'],
+  } -%}
+  {%- set wanted = [
+      ('event_identifier', 'identifier'), ('session_identifier', 'identifier'),
+      ('user_identifier', 'identifier'), ('session_timestamp', 'timestamp'),
+      ('device_created_timestamp', 'timestamp'), ('device_sent_timestamp', 'timestamp'),
+      ('events_partition_column', 'partition'),
+  ] -%}
+  {%- if spark_incremental.get_config_var('app_ids') | length > 0 -%}
+    {%- do wanted.append(('app_id_column', 'text')) -%}
   {%- endif -%}
-  {{- return(columns) -}}
+  {%- for name, kind in wanted -%}
+    {%- set column = spark_incremental.get_config_var(name) -%}
+    {%- if column is not none and column | lower not in types -%}
+      {%- set fitting = [] -%}
+      {%- for other in columns if types[other | lower].split('(')[0] in kinds[kind] -%}
+        {%- do fitting.append(other) -%}
+      {%- endfor -%}
+      {%- do exceptions.raise_compiler_error(
+          "spark_incremental: spark_incremental__" ~ name ~ " = '" ~ column ~ "' is not a column of "
+          ~ events ~ ". Its " ~ kind ~ " columns (" ~ kinds[kind] | join('/') ~ "): "
+          ~ (fitting | join(', ') if fitting else 'none') ~ ". Set spark_incremental__" ~ name
+          ~ " to one of them" ~ (" (or to null)" if name in ['device_created_timestamp', 'device_sent_timestamp', 'app_id_column', 'events_partition_column'] else "")
+          ~ ".") -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- set partition_column = spark_incremental.get_config_var('events_partition_column') -%}
+  {%- set partition_format = spark_incremental.get_config_var('events_partition_format') -%}
+  {%- if partition_column is not none and partition_format is none -%}
+    {%- set partition_type = types[partition_column | lower].split('(')[0] -%}
+    {%- set partition_format = {'date': 'date', 'string': 'string', 'varchar': 'string', 'char': 'string',
+                                'int': 'int', 'bigint': 'int', 'integer': 'int'}.get(partition_type) -%}
+    {%- if partition_format is none -%}
+      {%- do exceptions.raise_compiler_error(
+          "spark_incremental: spark_incremental__events_partition_column = '" ~ partition_column ~ "' is a "
+          ~ partition_type ~ " column; the package reads a date, a 'yyyy-MM-dd' string or an int yyyymmdd."
+          ~ " Set spark_incremental__events_partition_format (date, string, int) or name another column.") -%}
+    {%- endif -%}
+  {%- endif -%}
+  {{- return({'columns': columns, 'types': types, 'partition_format': partition_format}) -}}
 {%- endmacro %}

@@ -40,7 +40,7 @@
   {%- if name | lower in event_columns -%}
     {{- return(name) -}}
   {%- endif -%}
-  {%- if name == spark_incremental._config_var_defaults()['load_timestamp'] -%}
+  {%- if name == spark_incremental._config_var_entry('load_timestamp').default -%}
     {{- return(none) -}}
   {%- endif -%}
   {%- do exceptions.raise_compiler_error(

@@ -11,13 +11,6 @@
     {{- return('') -}}
   {%- endif -%}
   {%- set to_remove = spark_incremental.get_config_var('models_to_remove') -%}
-  {%- if to_remove is string -%}
-    {%- set to_remove = [to_remove] -%}
-  {%- endif -%}
-  {%- if to_remove is not iterable or to_remove is mapping -%}
-    {%- do exceptions.raise_compiler_error(
-        "spark_incremental: spark_incremental__models_to_remove must be a list of model names, got " ~ to_remove) -%}
-  {%- endif -%}
   {%- if to_remove | length == 0 -%}
     {{- return('') -}}
   {%- endif -%}

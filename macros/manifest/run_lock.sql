@@ -26,16 +26,9 @@
 {%- endmacro %}
 
 
+{#- Whole minutes, 1 or more (checked by the var spec, before the lock is taken). -#}
 {% macro _lock_timeout_minutes() -%}
-  {%- set value = spark_incremental.get_config_var('lock_timeout_minutes') -%}
-  {%- set text = value | string | trim -%}
-  {%- if value is boolean or not modules.re.fullmatch('[0-9]+', text) or text | int < 1 -%}
-    {%- do exceptions.raise_compiler_error(
-        "spark_incremental: spark_incremental__lock_timeout_minutes = " ~ tojson(value)
-        ~ " is not allowed: give a whole number of minutes, 1 or more (default 15). A lock whose run"
-        ~ " has written nothing for that long is taken over by the next run.") -%}
-  {%- endif -%}
-  {{- return(text | int) -}}
+  {{- return(spark_incremental.get_config_var('lock_timeout_minutes')) -}}
 {%- endmacro %}
 
 

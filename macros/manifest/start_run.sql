@@ -1,6 +1,8 @@
-{#- on-run-start, for dbt run and dbt build: plan the described changes (bad change input
-    stops here, before anything is written), take the run lock, then apply
-    spark_incremental__models_to_remove. Use as:
+{#- on-run-start: check every spark_incremental__* var (validate_config_vars) and, when
+    this dbt run or dbt build selects the base events models, the events table and the
+    columns the package reads (bad vars and missing columns stop here, before anything is
+    written); plan the described changes (bad change input stops here too); take the run
+    lock; then apply spark_incremental__models_to_remove. Use as:
     on-run-start: "{{ spark_incremental.start_run() }}" -#}
 {% macro start_run() -%}
   {{- return(adapter.dispatch('start_run', 'spark_incremental')()) -}}
@@ -8,8 +10,20 @@
 
 
 {% macro default__start_run() -%}
-  {%- if not execute or flags.WHICH not in ['run', 'build'] -%}
+  {%- if not execute -%}
     {{- return('') -}}
+  {%- endif -%}
+  {%- set values = spark_incremental.validate_config_vars() -%}
+  {%- if flags.WHICH not in ['run', 'build'] -%}
+    {{- return('') -}}
+  {%- endif -%}
+  {%- if values.events_enabled and not values.offline_compile and spark_incremental._selects_base_models() -%}
+    {%- do spark_incremental._check_events_table() -%}
+    {%- if values.device_created_timestamp is none or values.device_sent_timestamp is none -%}
+      {%- do spark_incremental._log('spark_incremental__device_'
+          ~ ('created' if values.device_created_timestamp is none else 'sent')
+          ~ '_timestamp is null: no late-sent filter (spark_incremental__days_late_allowed is not applied)') -%}
+    {%- endif -%}
   {%- endif -%}
   {%- do spark_incremental.plan_changes() -%}
   {#- appends overwrite their own partition in dynamic mode: make sure the log says so -#}

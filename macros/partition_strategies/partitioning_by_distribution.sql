@@ -3,10 +3,6 @@
     level closest to the target (finer wins ties) and log the choice with the estimates. -#}
 {% macro _partitioning_by_distribution(model_name, levels, sql) -%}
   {%- set target_rows = spark_incremental.get_config_var('target_partition_rows') -%}
-  {%- if target_rows is not number or target_rows is sameas true or target_rows is sameas false or target_rows <= 0 -%}
-    {%- do exceptions.raise_compiler_error(
-        "spark_incremental: spark_incremental__target_partition_rows = " ~ target_rows ~ " must be a number of rows > 0") -%}
-  {%- endif -%}
   {%- set count_sql -%}
     select
         count(*) as row_count,

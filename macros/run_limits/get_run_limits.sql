@@ -17,7 +17,8 @@
         none, none, 0, 0, run_vars.start_date, run_vars.backfill_limit_days,
         run_vars.lookback_window_hours, spark_incremental.now())) -}}
   {%- endif -%}
-  {%- set event_columns = spark_incremental._check_events_table(run_vars.session_timestamp) -%}
+  {%- set event_columns = spark_incremental._check_events_table().columns | map('lower') | list -%}
+  {%- do spark_incremental._check_session_time_zone() -%}
   {%- do spark_incremental._check_hook_configured(tracked) -%}
   {%- set summary = spark_incremental._manifest_summary(tracked) -%}
   {%- set new_models = [] -%}
@@ -69,19 +70,12 @@
 {#- min/max last_success over the tracked models found in the manifest, their names and
     each one's last_success. -#}
 {% macro _manifest_summary(tracked) -%}
-  {%- set zones = [] -%}
   {%- set by_model = {} -%}
   {%- for name, row in spark_incremental._manifest_current_rows().items() -%}
-    {%- do zones.append(row.session_time_zone) -%}
     {%- if name in tracked and row.last_success is not none -%}
       {%- do by_model.update({name: row.last_success}) -%}
     {%- endif -%}
   {%- endfor -%}
-  {%- if zones | length > 0 and zones[0] not in ['UTC', 'Etc/UTC', 'Z', '+00:00', 'GMT'] -%}
-    {%- do spark_incremental._warn("the Spark session time zone is '" ~ zones[0]
-        ~ "', not UTC: set spark.sql.session.timeZone: UTC in the profile's server_side_parameters"
-        ~ " (the package treats all timestamps as UTC).") -%}
-  {%- endif -%}
   {%- set stamps = by_model.values() | list -%}
   {{- return({'models': by_model.keys() | list,
               'min_last_success': stamps | min if stamps else none,
@@ -90,7 +84,8 @@
 {%- endmacro %}
 
 
-{% macro _check_events_table(session_timestamp) -%}
+{#- The events table exists, and has every column the package reads (_event_columns). -#}
+{% macro _check_events_table() -%}
   {%- set events = spark_incremental.events_relation() -%}
   {%- set found = adapter.get_relation(database=events.database, schema=events.schema,
                                        identifier=events.identifier) -%}
@@ -101,19 +96,7 @@
         ~ " to the table that holds your events, or spark_incremental__events_enabled to false"
         ~ " if the project uses only managed_incremental (no events pipeline).") -%}
   {%- endif -%}
-  {%- set names = adapter.get_columns_in_relation(found) | map(attribute='name') | map('lower') | list -%}
-  {%- if session_timestamp | lower not in names -%}
-    {%- set timestamp_names = [] -%}
-    {%- for name in names if 'tstamp' in name or 'timestamp' in name -%}
-      {%- do timestamp_names.append(name) -%}
-    {%- endfor -%}
-    {%- do exceptions.raise_compiler_error(
-        "spark_incremental: spark_incremental__session_timestamp = '" ~ session_timestamp
-        ~ "' is not a column of " ~ events.schema ~ "." ~ events.identifier
-        ~ ". Its timestamp columns include: "
-        ~ timestamp_names | join(', ')) -%}
-  {%- endif -%}
-  {{- return(names) -}}
+  {{- return(spark_incremental._event_columns(found)) -}}
 {%- endmacro %}
 
 

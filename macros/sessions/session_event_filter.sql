@@ -1,20 +1,26 @@
 {#- The event-level rules of sessionisation, as one SQL condition: a session identifier
-    is present, the app is one of spark_incremental__app_ids (when set), and the event was
-    sent at most days_late_allowed days after it was created (null device timestamps pass
-    only with allow_null_dvce_tstamps). The lifecycle manifest and events_this_run use the
-    same condition, so a session's bounds and its events always agree. -#}
+    is present, the app (spark_incremental__app_id_column) is one of
+    spark_incremental__app_ids (when both are set), and the event was sent at most
+    days_late_allowed days after it was created (device_sent_timestamp and
+    device_created_timestamp; null device timestamps pass only with
+    allow_null_dvce_tstamps; no such filter when either var is null). The lifecycle
+    manifest and events_this_run use the same condition, so a session's bounds and its
+    events always agree. -#}
 {% macro _session_event_filter(session_vars, alias=none) -%}
   {%- set prefix = alias ~ '.' if alias else '' -%}
-  {%- set late_sent -%}
-    {{ prefix }}dvce_sent_tstamp <= {{ spark_incremental._add_days(prefix ~ 'dvce_created_tstamp', session_vars.days_late_allowed) }}
-  {%- endset -%}
-  {{ prefix }}{{ session_vars.session_identifier }} is not null
-        and {% if session_vars.allow_null_dvce_tstamps -%}
-          coalesce({{ late_sent }}, true)
-        {%- else -%}
-          {{ late_sent }}
-        {%- endif %}
-  {%- if session_vars.app_ids | length > 0 %}
-        and {{ prefix }}app_id in ({% for app_id in session_vars.app_ids %}{{ spark_incremental._quote(app_id) }}{{ ', ' if not loop.last }}{% endfor %})
+  {%- set conditions = [prefix ~ adapter.quote(session_vars.session_identifier) ~ ' is not null'] -%}
+  {%- if session_vars.device_created_timestamp and session_vars.device_sent_timestamp -%}
+    {%- set late_sent = prefix ~ adapter.quote(session_vars.device_sent_timestamp) ~ ' <= '
+        ~ spark_incremental._add_days(prefix ~ adapter.quote(session_vars.device_created_timestamp),
+                                      session_vars.days_late_allowed) -%}
+    {%- do conditions.append('coalesce(' ~ late_sent ~ ', true)' if session_vars.allow_null_dvce_tstamps else late_sent) -%}
   {%- endif -%}
+  {%- if session_vars.app_ids | length > 0 and session_vars.app_id_column -%}
+    {%- set quoted = [] -%}
+    {%- for app_id in session_vars.app_ids -%}
+      {%- do quoted.append(spark_incremental._quote(app_id)) -%}
+    {%- endfor -%}
+    {%- do conditions.append(prefix ~ adapter.quote(session_vars.app_id_column) ~ ' in (' ~ quoted | join(', ') ~ ')') -%}
+  {%- endif -%}
+  {{- conditions | join('\n        and ') -}}
 {%- endmacro %}

@@ -1,6 +1,7 @@
 {{ config(materialized='table', enabled=spark_incremental._events_enabled()) }}
 
-{#- Every event of the sessions this run processes, deduplicated on event_id. The
+{#- Every event of the sessions this run processes, deduplicated on the event identifier
+    (spark_incremental__event_identifier). The
     window's events come from spark_incremental_base_events_in_window (the run's one scan
     of the window); only sessions that started before lower_limit send Spark back to the
     events table, for [their earliest start, lower_limit) (plus the partition column when
@@ -10,7 +11,8 @@
 
 {%- set events = source('spark_incremental_events', 'events') %}
 {%- set session_vars = spark_incremental.validate_session_vars(events) %}
-{%- set session_timestamp = spark_incremental.get_config_var('session_timestamp') %}
+{%- set session_timestamp = adapter.quote(session_vars.session_timestamp) %}
+{%- set event_identifier = adapter.quote(session_vars.event_identifier) %}
 {%- set sessions_relation = ref('spark_incremental_base_sessions_this_run') %}
 {%- set limits = spark_incremental.return_limits_from_model(ref('spark_incremental_base_new_event_limits')) %}
 {#- no event since the last run: no session to read (and no query for their range) -#}
@@ -54,7 +56,7 @@ events_of_sessions as (
         sessions.user_identifier as user_identifier__si
     from events_in_range
     inner join sessions
-        on events_in_range.{{ session_vars.session_identifier }} = sessions.session_identifier
+        on events_in_range.{{ adapter.quote(session_vars.session_identifier) }} = sessions.session_identifier
     where
         events_in_range.{{ session_timestamp }} >= sessions.start_tstamp
         and events_in_range.{{ session_timestamp }}
@@ -62,12 +64,12 @@ events_of_sessions as (
 ),
 
 tie_broken as (
-    -- a duplicated event_id's copies are told apart by their content (the same choice in
-    -- every run); the hash is computed for duplicated event_ids only
+    -- a duplicated event identifier's copies are told apart by their content (the same choice in
+    -- every run); the hash is computed for duplicated identifiers only
     select
         *,
         case
-            when count(*) over (partition by event_id) > 1 then md5(to_json(struct(*)))
+            when count(*) over (partition by {{ event_identifier }}) > 1 then md5(to_json(struct(*)))
         end as event_tie_breaker
     from events_of_sessions
 ),
@@ -76,7 +78,7 @@ ranked as (
     select
         *,
         row_number() over (
-            partition by event_id
+            partition by {{ event_identifier }}
             order by {{ session_timestamp }}, event_tie_breaker
         ) as event_rank
     from tie_broken
@@ -85,7 +87,7 @@ ranked as (
 final as (
     select
         {%- for column in columns %}
-        {{ column }},
+        {{ adapter.quote(column) }},
         {%- endfor %}
         session_identifier__si as session_identifier,
         user_identifier__si as user_identifier

@@ -28,7 +28,6 @@
 
 {%- set session_vars = spark_incremental.validate_session_vars() %}
 {%- set limits = spark_incremental.return_limits_from_model(ref('spark_incremental_base_new_event_limits')) %}
-{%- set session_timestamp = spark_incremental.get_config_var('session_timestamp') %}
 {%- set lookback_start = limits.lower_limit - modules.datetime.timedelta(days=session_vars.session_lookback_days) %}
 {%- set quarantined = spark_incremental._existing_model_relation('spark_incremental_base_quarantined_sessions') %}
 
@@ -36,9 +35,9 @@ with
 
 events_in_window as (
     select
-        {{ session_vars.session_identifier }} as session_identifier,
-        {{ session_vars.user_identifier }} as user_identifier,
-        {{ session_timestamp }} as session_tstamp
+        {{ adapter.quote(session_vars.session_identifier) }} as session_identifier,
+        {{ adapter.quote(session_vars.user_identifier) }} as user_identifier,
+        {{ adapter.quote(session_vars.session_timestamp) }} as session_tstamp
     from {{ ref('spark_incremental_base_events_in_window') }}
 ),
 

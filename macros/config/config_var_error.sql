@@ -1,0 +1,13 @@
+{#- The message for a bad var: the var, the value and its type, what is allowed, the
+    default, and the fix. -#}
+{% macro _config_var_error(entry, value, problem) -%}
+  {%- set default = entry.default -%}
+  {%- set example = default if default is not none and default != [] else '...' -%}
+  {{- return("spark_incremental: spark_incremental__" ~ entry.name ~ " = "
+      ~ spark_incremental._config_value_shown(value) ~ " (" ~ spark_incremental._config_value_type(value)
+      ~ ") is not allowed: it must be " ~ problem
+      ~ (' or null' if entry.get('nullable', false) else '')
+      ~ "; default " ~ spark_incremental._config_value_shown(default, quote_text=true) ~ "."
+      ~ " Fix it in dbt_project.yml vars:, in --vars '{spark_incremental__" ~ entry.name ~ ": "
+      ~ example ~ "}' or in the env var that sets it, or remove it to get the default.") -}}
+{%- endmacro %}

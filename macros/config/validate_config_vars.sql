@@ -1,0 +1,27 @@
+{#- Check every spark_incremental__* var against the spec (and the rules between vars) and
+    stop with one message listing every bad one; returns {name: coerced value}. Called
+    first in start_run, before the run lock and before anything is written. -#}
+{% macro validate_config_vars() -%}
+  {%- set values = {} -%}
+  {%- set errors = [] -%}
+  {%- for entry in spark_incremental._config_var_spec() -%}
+    {%- set raw = var('spark_incremental__' ~ entry.name, entry.default) -%}
+    {%- set checked = spark_incremental._check_config_var(entry, raw) -%}
+    {%- if checked.problem is none -%}
+      {%- do values.update({entry.name: checked.value}) -%}
+    {%- else -%}
+      {%- do errors.append(spark_incremental._config_var_error(entry, raw, checked.problem)) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- if values.session_lookback_days is defined and values.max_session_days is defined
+        and values.session_lookback_days < values.max_session_days -%}
+    {%- do errors.append(
+        "spark_incremental: spark_incremental__session_lookback_days = " ~ values.session_lookback_days
+        ~ " is not allowed: it must be at least spark_incremental__max_session_days ("
+        ~ values.max_session_days ~ "), or sessions still open would be forgotten (default 730).") -%}
+  {%- endif -%}
+  {%- if errors | length > 0 -%}
+    {%- do exceptions.raise_compiler_error(errors | join('\n')) -%}
+  {%- endif -%}
+  {{- return(values) -}}
+{%- endmacro %}

@@ -1,0 +1,11 @@
+{#- Warn when the Spark session's time zone (spark.sql.session.timeZone, read from Spark,
+    so it works on the first run) is not UTC: the package treats every timestamp as UTC. -#}
+{% macro _check_session_time_zone() -%}
+  {%- set zone = spark_incremental._fetch_value('select current_timezone()') -%}
+  {%- if zone not in ['UTC', 'Etc/UTC', 'Etc/UCT', 'UCT', 'Z', '+00:00', 'GMT', 'Etc/GMT', 'Zulu'] -%}
+    {%- do spark_incremental._warn("the Spark session time zone is '" ~ zone
+        ~ "', not UTC: set spark.sql.session.timeZone: UTC in the profile's server_side_parameters"
+        ~ " (the package treats all timestamps as UTC).") -%}
+  {%- endif -%}
+  {{- return(zone) -}}
+{%- endmacro %}
