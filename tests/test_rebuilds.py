@@ -61,7 +61,7 @@ def _contents(spark_sql: SparkSql, project: DbtProject) -> dict[str, list[tuple]
         spark_sql.execute(f"refresh table {relation}")  # dbt rewrote it behind this session's cache
         columns = [row[0] for row in spark_sql.query(f"describe {relation}")
                    if row[0] and not row[0].startswith("#") and row[0] not in skipped]
-        columns = list(dict.fromkeys(columns))  # partition columns are listed twice
+        columns = sorted(set(columns))  # by name: partition columns come last, and twice
         out[name] = sorted(spark_sql.query(f"select {', '.join(columns)} from {relation}"), key=_sort_key)
     return out
 
