@@ -206,3 +206,23 @@ def test_interval_rebuild_with_a_failing_first_batch_rebuilds_history_next_run(
     result = project.run("run", "-s", "daily_events", vars=now)
     assert sum("daily_events: interval batch" in line for line in result.pkg_lines()) == 3, result.pkg_lines()
     assert table(spark_sql, f"{schema}.daily_events") == reference(spark_sql, schema, "2024-01-04")
+
+
+# ----------------------------------------------------------------------------- refusal
+KEPT_MODEL = """{{ config(materialized='managed_incremental', unique_key='id', full_refresh=false, PARTITION) }}
+
+select 1 as id, 'a' as v
+"""
+
+
+def test_full_refresh_false_refuses_an_automatic_rebuild(make_project, spark_sql: SparkSql) -> None:
+    project: DbtProject = make_project()
+    project.write_model("kept", KEPT_MODEL.replace(", PARTITION", ""))
+    project.run("run", "-s", "kept")
+    project.write_model("kept", KEPT_MODEL.replace("PARTITION", "partition_by='v'"))
+    result = project.run("run", "-s", "kept", expect_success=False)
+    text = result.text() + str(result.exception)
+    assert "model 'kept' must be rebuilt (full refresh: partition_by changed from" in text, text
+    assert "full_refresh=false keeps its table; nothing was written" in text
+    assert "remove full_refresh=false from the model's config" in text
+    assert table(spark_sql, project.relation("kept")) == [(1, "a")]
