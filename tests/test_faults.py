@@ -277,18 +277,24 @@ def test_second_concurrent_run_is_refused(make_project: Callable[..., DbtProject
 def test_full_refresh_and_the_manifest(
     make_project: Callable[..., DbtProject], spark_sql: SparkSql, allow_refresh: bool
 ) -> None:
-    """7. --full-refresh: derived tables rebuilt; the manifest kept unless allow_refresh."""
+    """7. --full-refresh: the manifest log and the lifecycle manifest kept unless
+    allow_refresh (then rebuilt: state 1); the derived models, fed by one window, are
+    built empty and forgotten, so the next runs backfill them (tests/test_rebuilds.py)."""
     project = new_events_project(make_project, spark_sql, batches=2)
     project.run("run", vars=now_of(0))
     project.run("run", vars=now_of(1))
-    state = manifest_state(spark_sql, project)
+    assert set(manifest_state(spark_sql, project)) == {"sessions", "page_views"}
     result = project.run("run", "--full-refresh",
                          vars={**now_of(1), "spark_incremental__allow_refresh": allow_refresh})
     if allow_refresh:
         assert "spark_incremental: [state 1] no data in manifest, processing data from start_date" in result.pkg_lines()
+        assert set(manifest_state(spark_sql, project)) == {"sessions", "page_views"}
     else:
-        assert manifest_state(spark_sql, project) == state
         assert "spark_incremental: [state 4] standard incremental run" in result.pkg_lines()
+        assert manifest_state(spark_sql, project) == {}
+        for name in ("sessions", "page_views"):
+            assert any(f"{name}: full refresh: --full-refresh: removed from the manifest: {name}." in line
+                       for line in result.pkg_lines()), name
     _assert_consistent(spark_sql, project)
 
 

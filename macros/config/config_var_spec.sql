@@ -55,7 +55,7 @@
       {'name': 'models_to_remove', 'type': 'text_list', 'default': [],
        'meaning': 'models to forget; they are backfilled from start_date next run'},
       {'name': 'allow_refresh', 'type': 'boolean', 'default': false,
-       'meaning': 'whether `--full-refresh` may rebuild the manifest (forgetting all state)'},
+       'meaning': 'whether `--full-refresh` (or an automatic rebuild) may rebuild the manifest log, the lifecycle manifest and the quarantine; rebuilding the log forgets all state, rebuilding the lifecycle manifest forgets every tracked model: both mean a backfill from `start_date`'},
       {'name': 'now', 'type': 'timestamp', 'default': none, 'nullable': true,
        'meaning': 'pins "now" (UTC) for tests and replays; when unset, the environment variable `SPARK_INCREMENTAL_NOW` does (it changes between runs without a dbt re-parse); default: the real clock'},
       {'name': 'changes', 'type': 'changes', 'default': [],

@@ -54,6 +54,17 @@
   {%- if succeeded | length == 0 -%}
     {{- return([]) -}}
   {%- endif -%}
+  {#- a model rebuilt from a window in this run was removed from the manifest before its
+      swap (_forget_rebuilt): its progress is not recorded, the next runs backfill it -#}
+  {%- set rebuilt = spark_incremental._models_rebuilt_this_run() -%}
+  {%- if rebuilt | length > 0 -%}
+    {%- do spark_incremental._log('manifest: no progress recorded for ' ~ rebuilt | join(', ')
+        ~ ' (rebuilt in this run and removed from the manifest: backfilled from start_date next)') -%}
+    {%- set succeeded = succeeded | reject('in', rebuilt) | list -%}
+    {%- if succeeded | length == 0 -%}
+      {{- return([]) -}}
+    {%- endif -%}
+  {%- endif -%}
   {#- progress counts only when the whole base chain ran in this invocation: a chain run in
       part (e.g. --exclude of the lifecycle manifest) gives events_this_run stale sessions -#}
   {%- set missing = [] -%}

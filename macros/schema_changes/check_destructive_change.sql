@@ -9,7 +9,7 @@
     {%- if settings.on_destructive_change == 'error' -%}
       {%- do exceptions.raise_compiler_error("spark_incremental: " ~ message ~ ". Nothing was changed."
           ~ " Set on_destructive_change: warn or allow to apply it (the table's rows are kept and"
-          ~ " migrated), or --full-refresh to rebuild.") -%}
+          ~ " migrated), or --full-refresh to rebuild. " ~ spark_incremental._rebuild_cost_text(model_name)) -%}
     {%- elif settings.on_destructive_change == 'warn' -%}
       {%- do spark_incremental._warn(message ~ '; applied because on_destructive_change = warn') -%}
     {%- else -%}

@@ -13,7 +13,7 @@
     {%- do exceptions.raise_compiler_error("spark_incremental: model '" ~ cfg.model ~ "' is forward_only and its"
         ~ " mutability type changed from " ~ state.mutability_type ~ " to " ~ cfg.mutability_type ~ ": a forward-only"
         ~ " model is never rebuilt by a model change, and its recorded state belongs to the old type. Revert the"
-        ~ " type, or run it once with --full-refresh to rebuild it.") -%}
+        ~ " type, or run it once with --full-refresh to rebuild it. " ~ spark_incremental._rebuild_cost_text(cfg.model)) -%}
   {%- endif -%}
   {%- if ' changed from ' in build_reason -%}
     {{- return({'reason': none, 'kept': 'forward_only: kept the table although ' ~ build_reason.replace('full refresh: ', '')}) -}}

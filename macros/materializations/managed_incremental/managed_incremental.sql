@@ -40,6 +40,7 @@
       'no_new_events': cfg.skip_without_new_events and not spark_incremental.is_run_with_new_events(cfg.model),
   } -%}
   {%- set plan = spark_incremental._managed_plan(cfg, state, now, flags) -%}
+  {%- set plan = spark_incremental._managed_rebuild(cfg, state, plan, flags) -%}
   {%- if plan.kept -%}
     {%- do spark_incremental._log(cfg.model ~ ': ' ~ plan.kept) -%}
   {%- endif -%}
@@ -110,12 +111,13 @@
   {%- elif changes.added or changes.removed -%}
     {%- do exceptions.raise_compiler_error("spark_incremental: model '" ~ cfg.model ~ "': its columns changed since "
         ~ target ~ " was built (added: " ~ (changes.added | join(', ') or 'none') ~ "; removed: "
-        ~ (changes.removed | join(', ') or 'none') ~ "). Run it once with --full-refresh to rebuild it.") -%}
+        ~ (changes.removed | join(', ') or 'none') ~ "). Run it once with --full-refresh to rebuild it. "
+        ~ spark_incremental._rebuild_cost_text(cfg.model)) -%}
   {%- endif -%}
   {%- if cfg.along and state and state.high_water_mark_type and state.high_water_mark_type != cfg.along_type -%}
     {%- do exceptions.raise_compiler_error("spark_incremental: model '" ~ cfg.model ~ "': " ~ cfg.along_key ~ " '"
         ~ cfg.along ~ "' changed type from " ~ state.high_water_mark_type ~ " to " ~ cfg.along_type
-        ~ ". Run it once with --full-refresh to rebuild it.") -%}
+        ~ ". Run it once with --full-refresh to rebuild it. " ~ spark_incremental._rebuild_cost_text(cfg.model)) -%}
   {%- endif -%}
   {{- return(target_desc) -}}
 {%- endmacro %}

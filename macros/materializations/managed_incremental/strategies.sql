@@ -55,6 +55,11 @@ where {{ filter }}
 {#- ------------------------------------------------------------------ build -#}
 {% macro _managed_build(plan, cfg, target, existing, sql) -%}
   {%- set body = spark_incremental._managed_windowed_sql(plan, cfg, sql) -%}
+  {%- if plan.get('empty') -%}
+    {#- a model fed by the events window, forgotten by _managed_rebuild: its query holds
+        one window only, so the table starts empty and is backfilled from start_date -#}
+    {%- set body = 'select * from (\n' ~ body ~ '\n) as si_forgotten where false' -%}
+  {%- endif -%}
   {%- if cfg.file_format in ['delta', 'iceberg'] -%}
     {#- one atomic statement on table formats -#}
     {%- if existing is not none and existing.is_view -%}

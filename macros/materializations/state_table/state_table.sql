@@ -19,7 +19,8 @@
     {%- do spark_incremental._log('full refresh of ' ~ target_relation ~ ' allowed (spark_incremental__allow_refresh): all recorded state is forgotten') -%}
     {%- do adapter.drop_relation(existing) -%}
   {%- elif existing is not none and flags.FULL_REFRESH -%}
-    {%- do spark_incremental._log('kept ' ~ target_relation ~ ' on --full-refresh (set spark_incremental__allow_refresh: true to rebuild it)') -%}
+    {%- do spark_incremental._log('kept ' ~ target_relation ~ ' on --full-refresh (spark_incremental__allow_refresh: true rebuilds it empty, forgetting all recorded state: every'
+        ~ ' tracked model is then backfilled from spark_incremental__start_date)') -%}
   {%- endif -%}
 
   {%- if existing is none or rebuild -%}

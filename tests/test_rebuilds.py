@@ -1,0 +1,228 @@
+"""Rebuilds never lose history (issue 13, items 1 and 3).
+
+A model fed by the events window (a tracked derived model, the sessions lifecycle
+manifest) that is rebuilt - by --full-refresh, by a changed config - is built empty and
+removed from the manifest in the same run, so the next runs backfill it from start_date:
+after catch-up runs every table equals ONE run over all the data in a fresh project
+(sorted rows, every column). A time-interval model forgets its done intervals before its
+swap, so a failing first batch does not leave history marked done over an empty table.
+
+The events (the generator's, up to FINAL_NOW) are all in the table from the start and
+``spark_incremental__now`` moves forward run by run: no event is loaded late, so an
+incremental pipeline has nothing it may miss, and any difference is a loss.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Callable
+
+from tests import generator as gen
+from tests.harness.dbt import DbtProject, DbtResult
+from tests.harness.sql import SparkSql, _sort_key
+from tests.test_intervals import DAILY_EVENTS, EVENTS, SOURCES_YML, done_intervals, events_rows, reference, table
+
+FINAL_NOW = datetime(2021, 1, 7)
+BASE_VARS: dict[str, Any] = {
+    "spark_incremental__start_date": gen.START_DATE.strftime("%Y-%m-%d"),
+    "spark_incremental__backfill_limit_days": 3,
+    "spark_incremental__lookback_window_hours": gen.LOOKBACK_WINDOW_HOURS,
+    "spark_incremental__max_session_days": gen.MAX_SESSION_DAYS,
+    "spark_incremental__days_late_allowed": gen.DAYS_LATE_ALLOWED,
+    "spark_incremental__app_ids": gen.APP_IDS,
+}
+LIFECYCLE = "spark_incremental_base_sessions_lifecycle_manifest"
+QUARANTINE = "spark_incremental_base_quarantined_sessions"
+# every table the events pipeline derives, and the columns that are not a function of the
+# events (when the row was written)
+TABLES = {"sessions": [], "page_views": [], LIFECYCLE: [], QUARANTINE: ["quarantined_at"]}
+
+_REFERENCE: dict[str, list[tuple]] = {}
+
+
+def _now(value: datetime) -> dict[str, str]:
+    return {"spark_incremental__now": value.strftime("%Y-%m-%d %H:%M:%S")}
+
+
+def _rows() -> list[tuple]:
+    return [e.row() for e in gen.generate().events if e.collector_tstamp < FINAL_NOW]
+
+
+def _project(make_project: Callable[..., DbtProject], spark_sql: SparkSql, **extra: Any) -> DbtProject:
+    project = make_project(**{**BASE_VARS, **extra})
+    spark_sql.create_table(project.relation("events"), gen.EVENT_COLUMNS, _rows())
+    return project
+
+
+def _contents(spark_sql: SparkSql, project: DbtProject) -> dict[str, list[tuple]]:
+    out = {}
+    for name, skipped in TABLES.items():
+        relation = project.relation(name)
+        spark_sql.execute(f"refresh table {relation}")  # dbt rewrote it behind this session's cache
+        columns = [row[0] for row in spark_sql.query(f"describe {relation}")
+                   if row[0] and not row[0].startswith("#") and row[0] not in skipped]
+        columns = sorted(set(columns))  # by name: partition columns come last, and twice
+        out[name] = sorted(spark_sql.query(f"select {', '.join(columns)} from {relation}"), key=_sort_key)
+    return out
+
+
+def _reference(make_project: Callable[..., DbtProject], spark_sql: SparkSql) -> dict[str, list[tuple]]:
+    """The tables of one run over all the data in a fresh project (built once per module)."""
+    if not _REFERENCE:
+        full = _project(make_project, spark_sql, spark_incremental__backfill_limit_days=30)
+        full.run("run", vars=_now(FINAL_NOW))
+        _REFERENCE.update(_contents(spark_sql, full))
+        assert all(_REFERENCE[name] for name in TABLES), {k: len(v) for k, v in _REFERENCE.items()}
+    return _REFERENCE
+
+
+def _assert_equals_one_full_run(make_project: Callable[..., DbtProject], spark_sql: SparkSql,
+                                project: DbtProject) -> None:
+    want = _reference(make_project, spark_sql)
+    got = _contents(spark_sql, project)
+    for name in TABLES:
+        missing = [row for row in want[name] if row not in got[name]]
+        extra = [row for row in got[name] if row not in want[name]]
+        assert got[name] == want[name], f"{name}: {len(missing)} rows missing, {len(extra)} extra: {missing[:3]} {extra[:3]}"
+
+
+def _tracked_progress(spark_sql: SparkSql, project: DbtProject) -> dict[str, str]:
+    relation = project.relation("spark_incremental_manifest")
+    rows = spark_sql.query(f"select model, cast(last_success as string) from {relation} where last_success is not null")
+    return dict(rows)
+
+
+def _catch_up(project: DbtProject, runs: int) -> list[str]:
+    """`runs` runs at FINAL_NOW; returns each run's state line."""
+    states = []
+    for _ in range(runs):
+        result = project.run("run", vars=_now(FINAL_NOW))
+        states.extend(line.split("] ", 1)[0] + "]" for line in result.pkg_lines() if "[state " in line)
+    return states
+
+
+def _two_runs(project: DbtProject) -> None:
+    project.run("run", vars=_now(datetime(2021, 1, 4)))
+    project.run("run", vars=_now(datetime(2021, 1, 6)))
+
+
+def _line(result: DbtResult, *parts: str) -> str:
+    found = [line for line in result.pkg_lines() if all(part in line for part in parts)]
+    assert found, (parts, result.pkg_lines())
+    return found[0]
+
+
+# ----------------------------------------------------------------------------- (a)
+def test_full_refresh_of_a_derived_model_is_backfilled(
+    make_project: Callable[..., DbtProject], spark_sql: SparkSql
+) -> None:
+    project = _project(make_project, spark_sql)
+    _two_runs(project)
+    assert set(_tracked_progress(spark_sql, project)) == {"sessions", "page_views"}
+
+    result = project.run("run", "--full-refresh", "--select", "sessions", vars=_now(datetime(2021, 1, 6)))
+    line = _line(result, "sessions: full refresh: --full-refresh: removed from the manifest: sessions.")
+    assert "backfills it from spark_incremental__start_date (2021-01-01)" in line
+    assert "3 days (spark_incremental__backfill_limit_days) per run" in line
+    _line(result, "sessions: full refresh: --full-refresh, built empty: backfilled from start_date next (0 rows)")
+    assert spark_sql.scalar(f"select count(*) from {project.relation('sessions')}") == 0
+    assert set(_tracked_progress(spark_sql, project)) == {"page_views"}
+
+    # state 2 from start_date (sessions is new), then sync, then the standard run
+    assert _catch_up(project, 3) == ["spark_incremental: [state 2]", "spark_incremental: [state 3]",
+                                     "spark_incremental: [state 4]"]
+    _assert_equals_one_full_run(make_project, spark_sql, project)
+
+
+# ----------------------------------------------------------------------------- (b)
+def test_rebuilt_lifecycle_manifest_re_derives_the_base_chain(
+    make_project: Callable[..., DbtProject], spark_sql: SparkSql
+) -> None:
+    project = _project(make_project, spark_sql)
+    _two_runs(project)
+    assert spark_sql.scalar(f"select count(*) from {project.relation(QUARANTINE)}") > 0  # the bot
+
+    # kept on --full-refresh unless allow_refresh
+    project.run("run", "--full-refresh", "--select", LIFECYCLE, vars=_now(datetime(2021, 1, 6)))
+    assert set(_tracked_progress(spark_sql, project)) == {"sessions", "page_views"}
+
+    result = project.run("run", "--full-refresh", "--select", LIFECYCLE,
+                         vars={**_now(datetime(2021, 1, 6)), "spark_incremental__allow_refresh": True})
+    _line(result, f"{LIFECYCLE}: full refresh: --full-refresh: removed from the manifest: page_views, sessions.")
+    _line(result, f"{LIFECYCLE}: emptied ")
+    for name in (LIFECYCLE, QUARANTINE):
+        spark_sql.execute(f"refresh table {project.relation(name)}")
+        assert spark_sql.scalar(f"select count(*) from {project.relation(name)}") == 0, name
+    assert _tracked_progress(spark_sql, project) == {}
+
+    assert _catch_up(project, 2) == ["spark_incremental: [state 1]", "spark_incremental: [state 4]"]
+    _assert_equals_one_full_run(make_project, spark_sql, project)
+
+
+# ----------------------------------------------------------------------------- (c)
+def test_changed_partition_by_rebuild_is_backfilled(
+    make_project: Callable[..., DbtProject], spark_sql: SparkSql
+) -> None:
+    project = _project(make_project, spark_sql)
+    _two_runs(project)
+    path = "models/derived/page_views.sql"
+    text = project.read_file(path)
+    assert "partition_by='page_view_date'," in text
+    project.write_file(path, text.replace("partition_by='page_view_date',", "partition_by='app_id',"))
+
+    # the automatic rebuild happens in a normal run: page_views is emptied and forgotten,
+    # sessions moves on
+    result = project.run("run", vars=_now(FINAL_NOW))
+    _line(result, "page_views: full refresh: partition_by changed from", "removed from the manifest: page_views.")
+    assert set(_tracked_progress(spark_sql, project)) == {"sessions"}
+    assert spark_sql.query(f"show partitions {project.relation('page_views')}") == []
+
+    assert _catch_up(project, 2) == ["spark_incremental: [state 2]", "spark_incremental: [state 3]"]
+    _assert_equals_one_full_run(make_project, spark_sql, project)
+    assert {row[0].split("=")[0] for row in spark_sql.query(f"show partitions {project.relation('page_views')}")} == {"app_id"}
+
+
+# ----------------------------------------------------------------------------- (d)
+def test_interval_rebuild_with_a_failing_first_batch_rebuilds_history_next_run(
+    make_project: Callable[..., DbtProject], spark_sql: SparkSql
+) -> None:
+    project: DbtProject = make_project()
+    schema = project.schema
+    project.write_model("intervals_test/sources.yml", SOURCES_YML)
+    project.write_model("intervals_test/daily_events", DAILY_EVENTS)
+    spark_sql.create_table(f"{schema}.events", EVENTS, events_rows({"2024-01-01": 2, "2024-01-02": 3, "2024-01-03": 4}))
+    now = {"spark_incremental__now": "2024-01-04 07:00:00"}
+    project.run("run", "-s", "daily_events", vars=now)
+    assert done_intervals(spark_sql, schema, "daily_events") == [["2024-01-01 00:00:00", "2024-01-04 00:00:00"]]
+
+    # the rebuild's first batch fails: the table is new and empty, and so are the intervals
+    result = project.run("run", "-s", "daily_events", "--full-refresh",
+                         vars={**now, "fail_day": "2024-01-01"}, expect_success=False)
+    assert "failing on purpose" in result.text() + str(result.exception)
+    assert table(spark_sql, f"{schema}.daily_events") == []
+    assert done_intervals(spark_sql, schema, "daily_events") == []
+
+    # the next run processes every interval again
+    result = project.run("run", "-s", "daily_events", vars=now)
+    assert sum("daily_events: interval batch" in line for line in result.pkg_lines()) == 3, result.pkg_lines()
+    assert table(spark_sql, f"{schema}.daily_events") == reference(spark_sql, schema, "2024-01-04")
+
+
+# ----------------------------------------------------------------------------- refusal
+KEPT_MODEL = """{{ config(materialized='managed_incremental', unique_key='id', full_refresh=false, PARTITION) }}
+
+select 1 as id, 'a' as v
+"""
+
+
+def test_full_refresh_false_refuses_an_automatic_rebuild(make_project, spark_sql: SparkSql) -> None:
+    project: DbtProject = make_project()
+    project.write_model("kept", KEPT_MODEL.replace(", PARTITION", ""))
+    project.run("run", "-s", "kept")
+    project.write_model("kept", KEPT_MODEL.replace("PARTITION", "partition_by='v'"))
+    result = project.run("run", "-s", "kept", expect_success=False)
+    text = result.text() + str(result.exception)
+    assert "model 'kept' must be rebuilt (full refresh: partition_by changed from" in text, text
+    assert "full_refresh=false keeps its table; nothing was written" in text
+    assert "remove full_refresh=false from the model's config" in text
+    assert table(spark_sql, project.relation("kept")) == [(1, "a")]
