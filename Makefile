@@ -53,16 +53,24 @@ test-spark35: venv $(SPARK35_STAMP) ## the whole test suite against pyspark 3.5 
 	SPARK_INCREMENTAL_SPARK_HOME=$(abspath $(SPARK35_TARGET))/pyspark \
 	  $(PY) -m pytest $(PYTEST_ARGS)
 
-# What CI runs on Spark 3.5: the whole suite except tests/test_bench_smoke.py, the smoke
-# test of the benchmark driver (it checks benchmarks/, not the package on a Spark version,
-# and is the suite's longest single test: ~6 min on this shared 2-core machine). Every
-# test, that one included, has passed on 3.5 (`make test SPARK=3.5` runs them all); the
-# cut keeps the demo, both suites and lint inside CI's 60 minutes.
-SPARK35_CI_ARGS := --ignore=tests/test_bench_smoke.py
+# What CI runs on Spark 3.5: a core of the suite, chosen to cover every place where 3.5
+# and 4.x differ for the package (change scopes without EXECUTE IMMEDIATE, `using <format>`
+# tables, partition overwrites through table options, the run lock's settle sleep through
+# reflect, the load watermark, intervals, forward-only). The whole suite on both versions
+# does not fit CI's 60 minutes on a 2-core runner (each is ~30-35 min there); every test has
+# passed on 3.5 with `make test SPARK=3.5` (runs of 2026-11-23, see CHANGELOG), which stays
+# the way to run all of it.
+SPARK35_TESTS := tests/test_harness_smoke.py tests/test_changes.py \
+  tests/test_managed_incremental.py::test_parquet_upsert_moves_rows_between_partitions_and_recovers \
+  tests/test_partition_strategies.py \
+  tests/test_intervals.py::test_batches_gaps_restatement_and_coarse_partitions \
+  tests/test_forward_only.py tests/test_faults.py::test_compaction_keeps_the_state \
+  tests/test_lock.py::test_two_runs_started_together_exactly_one_proceeds \
+  tests/test_late_loads.py
 
-test-spark35-ci: venv $(SPARK35_STAMP) ## on pyspark 3.5: the whole suite but the bench driver's smoke test; what CI runs
+test-spark35-ci: venv $(SPARK35_STAMP) ## on pyspark 3.5: the core of the suite (SPARK35_TESTS); what CI runs
 	SPARK_INCREMENTAL_SPARK_HOME=$(abspath $(SPARK35_TARGET))/pyspark \
-	  $(PY) -m pytest $(SPARK35_CI_ARGS) $(PYTEST_ARGS)
+	  $(PY) -m pytest $(SPARK35_TESTS) $(PYTEST_ARGS)
 
 # The dbt templater compiles the models. .sqlfluff sets spark_incremental__offline_compile,
 # so the package's macros render placeholders instead of querying data, but dbt still
