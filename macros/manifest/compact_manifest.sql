@@ -39,6 +39,7 @@
     each with its first and its newest 'lock' row (when it was taken, when last seen).
     Released and lost locks leave nothing behind. -#}
 {% macro _manifest_compacted_sql(log_relation) -%}
+{%- set columns = spark_incremental._manifest_columns() | map(attribute=0) | reject('equalto', 'batch_id') | join(', ') -%}
 with
 
 log as (
@@ -95,33 +96,11 @@ ranked as (
 ),
 
 final as (
-    select
-        model,
-        record_type,
-        last_success,
-        mutability_type,
-        last_refresh,
-        high_water_mark,
-        high_water_mark_type,
-        state,
-        action,
-        invocation_id,
-        written_at
+    select {{ columns }}
     from ranked
     where recency = 1
     union all
-    select
-        model,
-        record_type,
-        last_success,
-        mutability_type,
-        last_refresh,
-        high_water_mark,
-        high_water_mark_type,
-        state,
-        action,
-        invocation_id,
-        written_at
+    select {{ columns }}
     from open_locks
     where first_seen = 1 or last_seen = 1
 )
