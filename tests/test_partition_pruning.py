@@ -1,7 +1,8 @@
 """With ``spark_incremental__events_partition_column`` set, every scan of the events table
 the package makes filters on that column, so Spark prunes partitions.
 
-Two proofs on a real events table partitioned by ``event_date`` (6 days):
+Two proofs on a real events table partitioned by ``event_date`` (6 days), as a date and as
+an int yyyymmdd:
 * the plan: ``explain`` of the compiled SQL of every model that reads the events source
   shows ``PartitionFilters: [... event_date ...]`` on each scan of the events table;
 * the metrics: during real ``dbt run``s (state 1, then a standard run), every scan of the
@@ -13,6 +14,7 @@ Two proofs on a real events table partitioned by ``event_date`` (6 days):
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from typing import Any
@@ -51,10 +53,14 @@ def _explain_scans(explain: str, relation: str) -> list[str]:
     return [s for s in sections if pattern.search(s.splitlines()[0] if s else "")]
 
 
-@pytest.fixture
-def pruned(make_project: Any, spark_sql: Any, spark_server: Any) -> dict[str, Any]:
+@pytest.fixture(params=["date", "int"])
+def pruned(request: pytest.FixtureRequest, make_project: Any, spark_sql: Any, spark_server: Any) -> dict[str, Any]:
+    """The events table partitioned by a date column, or by an int yyyymmdd column (a copy
+    of the same rows; the package detects the form from the column's type)."""
+    table = "events" if request.param == "date" else "events_int"
     project = make_project(
         spark_incremental__events_partition_column=generate.PARTITION_COLUMN,
+        spark_incremental__events_table=table,
         spark_incremental__start_date="2024-01-01",
         spark_incremental__backfill_limit_days=2,
     )
@@ -62,6 +68,13 @@ def pruned(make_project: Any, spark_sql: Any, spark_server: Any) -> dict[str, An
                       files_per_day=4, long_sessions_from_day=2, long_session_share=0.05)
     generate.create_table(spark_sql, spec, replace=True)
     generate.load_days(spark_sql, spec, 0, DAYS - 1)
+    if request.param == "int":
+        others = ", ".join(name for name in generate.COLUMNS if name != generate.PARTITION_COLUMN)
+        spark_sql.execute(
+            f"create table {project.schema}.{table} using parquet partitioned by ({generate.PARTITION_COLUMN}) "
+            f"as select {others}, cast(date_format({generate.PARTITION_COLUMN}, 'yyyyMMdd') as int) "
+            f"as {generate.PARTITION_COLUMN} from {spec.relation}")
+        spec = dataclasses.replace(spec, table=table)
     return {"project": project, "spec": spec,
             "probe": SqlMetrics(spark_server.ui_url),
             # Spark 3.5's SQL REST API gives a plan node no description (its Node has

@@ -39,6 +39,7 @@ BAD: dict[str, tuple[Any, str]] = {
     "session_timestamp": ("a.b", "= a.b (text) is not allowed: it must be a column name"),
     "device_created_timestamp": ("x y", "= x y (text) is not allowed: it must be a column name"),
     "device_sent_timestamp": (["x"], "(list) is not allowed: it must be a column name"),
+    "load_timestamp": ("loaded at", "= loaded at (text) is not allowed: it must be a column name"),
     "app_id_column": ("app id", "= app id (text) is not allowed: it must be a column name"),
     "max_session_days": (0, "= 0 (integer) is not allowed: it must be a whole number >= 1"),
     "days_late_allowed": (-1, "= -1 (integer) is not allowed: it must be a whole number >= 0"),
@@ -53,7 +54,7 @@ BAD: dict[str, tuple[Any, str]] = {
     "log_plan": ("on", "= on (text) is not allowed: it must be true or false"),
     "restate": ({"model": "x"}, "(mapping) is not allowed: it must be {model: name"),
     "target_partition_rows": (0, "= 0 (integer) is not allowed: it must be a whole number >= 1"),
-    "lock_timeout_minutes": ("ten", "= ten (text) is not allowed: it must be a whole number >= 0"),
+    "lock_timeout_minutes": ("ten", "= ten (text) is not allowed: it must be a whole number >= 1"),
     "force_unlock": ("no", "= no (text) is not allowed: it must be true or false"),
     "manifest_compact_after": (-1, "= -1 (integer) is not allowed: it must be a whole number >= 0"),
     "offline_compile": ("off", "= off (text) is not allowed: it must be true or false"),
@@ -100,6 +101,7 @@ def project_after_one_run(dbt_project: DbtProject, spark_sql: SparkSql) -> DbtPr
 def test_bad_values_stop_the_run_and_write_nothing(
         project_after_one_run: DbtProject, spark_sql: SparkSql) -> None:
     project = project_after_one_run
+    project.env_vars = {}  # every var by --vars, now included, so each is checked as a var
     before = _state(project, spark_sql)
     assert "spark_incremental_base_sessions_lifecycle_manifest" in before[0] and before[1], before
     failures = []

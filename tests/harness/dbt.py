@@ -149,6 +149,8 @@ class DbtProject:
             "spark_incremental__events_schema": self.schema,
             **(default_vars or {}),
         }
+        # vars passed by environment (ENV_VARS); a test of the var itself sets it to {}
+        self.env_vars: dict[str, str] = dict(ENV_VARS)
         self._subprocess_count = 0
         self._build(Path(source_dir))
 
@@ -222,7 +224,7 @@ class DbtProject:
             "SPARK_INCREMENTAL_THRIFT_PORT": str(self.port),
             "SPARK_INCREMENTAL_SCHEMA": self.schema,
             **{env: None if merged.get(var) is None else str(merged[var])
-               for var, env in ENV_VARS.items()},
+               for var, env in self.env_vars.items()},
         }
 
     def merged_vars(self, vars: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -230,7 +232,7 @@ class DbtProject:
 
     def cli_vars(self, vars: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """What goes to --vars: the merged vars without those passed by environment."""
-        return {k: v for k, v in self.merged_vars(vars).items() if k not in ENV_VARS}
+        return {k: v for k, v in self.merged_vars(vars).items() if k not in self.env_vars}
 
     def cli_args(self, args: tuple[str, ...], vars: Mapping[str, Any] | None) -> list[str]:
         return [
