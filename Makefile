@@ -57,16 +57,18 @@ test-spark35: venv $(SPARK35_STAMP) ## the whole test suite against pyspark 3.5 
 # and 4.x differ for the package (change scopes without EXECUTE IMMEDIATE, `using <format>`
 # tables, partition overwrites through table options, the run lock's settle sleep through
 # reflect, the load watermark, intervals, forward-only). The whole suite on both versions
-# does not fit CI's 60 minutes on a 2-core runner (each is ~30-35 min there); every test has
-# passed on 3.5 with `make test SPARK=3.5` (runs of 2026-11-23, see CHANGELOG), which stays
-# the way to run all of it.
-SPARK35_TESTS := tests/test_harness_smoke.py tests/test_changes.py \
+# does not fit CI's 60 minutes on a 2-core runner (the 4.3 suite alone took 42 min in a
+# clean-clone run on 2026-11-23). `make test SPARK=3.5` runs all of it on 3.5: every test
+# of the suite as it stood before that day's new tests passed there; of the tests added
+# that day, test_lock, test_any_events_table and part of test_rebuilds have run there.
+SPARK35_TESTS := tests/test_harness_smoke.py \
+  tests/test_changes.py::test_each_change_type_equals_a_full_rebuild \
+  tests/test_changes.py::test_bad_change_input_stops_the_run_before_anything_is_written \
   tests/test_managed_incremental.py::test_parquet_upsert_moves_rows_between_partitions_and_recovers \
-  tests/test_partition_strategies.py \
   tests/test_intervals.py::test_batches_gaps_restatement_and_coarse_partitions \
-  tests/test_forward_only.py tests/test_faults.py::test_compaction_keeps_the_state \
+  tests/test_forward_only.py \
   tests/test_lock.py::test_two_runs_started_together_exactly_one_proceeds \
-  tests/test_late_loads.py
+  'tests/test_late_loads.py::test_late_loads_without_newer_events_are_processed[load_tstamp]'
 
 test-spark35-ci: venv $(SPARK35_STAMP) ## on pyspark 3.5: the core of the suite (SPARK35_TESTS); what CI runs
 	SPARK_INCREMENTAL_SPARK_HOME=$(abspath $(SPARK35_TARGET))/pyspark \
