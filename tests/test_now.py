@@ -7,7 +7,6 @@ import datetime as dt
 
 import pytest
 
-import tests.harness.dbt as dbt_harness
 from tests.harness.dbt import DbtProject, DbtResult
 
 PRINT_NOW = """{% macro print_now() -%}
@@ -46,7 +45,7 @@ def test_clock_from_env_keeps_partial_parsing_and_var_wins(
     assert "Nothing changed, skipping partial parsing" in parse_log(moved)
 
     # the var, when set, beats the environment (passed as --vars, not translated)
-    monkeypatch.setattr(dbt_harness, "ENV_VARS", {})
+    monkeypatch.setattr(project, "env_vars", {})
     pinned = now_op("2021-03-05 00:00:00", spark_incremental__now="2022-01-01 10:00:00")
     assert said_now(pinned) == "2022-01-01 10:00:00"
     monkeypatch.undo()
