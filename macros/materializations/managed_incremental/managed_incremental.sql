@@ -37,9 +37,9 @@
   {%- set flags = current.flags -%}
   {%- set plan = spark_incremental._managed_plan_for_query(current.plan, current.cfg, cfg) -%}
   {%- set plan = spark_incremental._managed_rebuild(cfg, state, plan, flags) -%}
-  {%- if plan.kept -%}
-    {%- do spark_incremental._log(cfg.model ~ ': ' ~ plan.kept) -%}
-  {%- endif -%}
+  {%- for note in [plan.kept, plan.changes_skipped] if note -%}
+    {%- do spark_incremental._log(cfg.model ~ ': ' ~ note) -%}
+  {%- endfor -%}
 
   {%- set target_desc = none -%}
   {%- if plan.is_incremental or plan.action == 'apply_changes' -%}
@@ -65,6 +65,8 @@
             'partitions_replaced': result.partitions,
             'plan_action': plan.action,
             'intervals': result.intervals if 'intervals' in result else ((state.state or {}).get('intervals') if state else none),
+            'changes_applied': spark_incremental._changes_identity(plan.change_plan) if plan.action == 'apply_changes'
+                else ((state.state or {}).get('changes_applied') if state else none),
         },
         message) -%}
   {%- endif -%}
@@ -95,7 +97,7 @@
   {%- set changes = spark_incremental._managed_column_changes(target_desc.columns, query_columns) -%}
   {%- if cfg.forward_only.forward_only -%}
     {%- set diff = spark_incremental._check_destructive_change(cfg.model, cfg.forward_only, target_desc.columns, query_columns) -%}
-    {%- set changed = spark_incremental._apply_schema_change(target, diff, query_columns) -%}
+    {%- set changed = spark_incremental._apply_schema_change(target, diff, query_columns, cfg.file_format) -%}
     {%- if changed -%}
       {%- do spark_incremental._log(cfg.model ~ ': forward_only: ' ~ changed) -%}
       {%- set target_desc = spark_incremental._managed_describe(target) -%}

@@ -38,6 +38,7 @@
       'replace_lower': none,
       'by_key': false,
       'next_due': none,
+      'changes_skipped': none,
   } -%}
   {%- if mtype in along_types -%}
     {%- do plan.window.update({'lower': cfg.min, 'lower_op': '>=', 'upper': cfg.max}) -%}
@@ -49,6 +50,13 @@
   {%- set build_reason = build.reason -%}
   {%- do plan.update({'kept': build.kept}) -%}
   {%- set changes = flags.get('change_plan') -%}
+  {%- if changes is not none and spark_incremental._changes_already_added(changes, state) -%}
+    {#- a retry of a run in which this model added the rows and another model failed -#}
+    {%- do plan.update({'changes_skipped': 'the described changes (' ~ spark_incremental._changes_identity(changes)
+        ~ ') were already applied to this model by an earlier run (a retry?): their rows are not added twice;'
+        ~ ' planned as if no change were described'}) -%}
+    {%- set changes = none -%}
+  {%- endif -%}
   {%- if build_reason is none and changes is not none and changes.full_refresh -%}
     {%- set build_reason = 'full refresh: ' ~ changes.reason -%}
   {%- endif -%}
@@ -279,4 +287,33 @@
     {%- endif -%}
   {%- endif -%}
   {{- return(plan) -}}
+{%- endmacro %}
+
+
+{#- The identity of the described changes that reach a model: their types and tables,
+    and the operations with their conditions (the scopes), e.g. "ADD_ROWS on sales: add
+    rows where (sales.date = '2024-01-02')". Kept in its state when it applies them. -#}
+{% macro _changes_identity(change_plan) -%}
+  {%- set types = [] -%}
+  {%- for change in change_plan.changes -%}
+    {%- do types.append(change.type ~ ' on ' ~ change.table) -%}
+  {%- endfor -%}
+  {%- set operations = [] -%}
+  {%- for operation in change_plan.operations -%}
+    {%- do operations.append(operation.operation ~ ' ' ~ operation.condition) -%}
+  {%- endfor -%}
+  {{- return(types | join(', ') ~ ': ' ~ operations | join('; ')) -}}
+{%- endmacro %}
+
+
+{#- Did this model already add the rows of these very changes (its state records their
+    identity)? Only adding is not idempotent: a replaced or removed scope can be applied
+    again with the same result, so those are never skipped. -#}
+{% macro _changes_already_added(change_plan, state) -%}
+  {%- if state is none or change_plan.full_refresh -%}
+    {{- return(false) -}}
+  {%- endif -%}
+  {%- set adds = change_plan.operations | selectattr('operation', 'equalto', 'add rows where') | list -%}
+  {{- return(adds | length > 0
+      and (state.state or {}).get('changes_applied') == spark_incremental._changes_identity(change_plan)) -}}
 {%- endmacro %}
