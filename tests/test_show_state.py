@@ -9,6 +9,12 @@ from tests.harness.dbt import DbtProject
 from tests.harness.sql import SparkSql
 from tests.test_sessions import BASE_VARS, _create_events, _ts
 
+INTERVALS_MODEL = """
+{{ config(materialized='managed_incremental', time_column='ds', start='2021-01-01', interval_unit='day',
+          cron='0 0 * * *') }}
+select 1 as id, cast('2021-01-01' as date) as ds
+"""
+
 FULL_MUTATION_MODEL = """
 {{ config(materialized='managed_incremental',
           mutability={'type': 'full_mutation', 'type_params': {'update_cron': '0 13 * * *'}}) }}
@@ -23,6 +29,7 @@ def test_show_state_prints_every_model_and_changes_nothing(
     project = make_project(**BASE_VARS, spark_incremental__now=_ts(batch.load_tstamp))
     _create_events(spark_sql, project, batch.rows())
     project.write_model("daily_snapshot.sql", FULL_MUTATION_MODEL)
+    project.write_model("daily_intervals.sql", INTERVALS_MODEL)
     project.run("run")
     log = project.relation("spark_incremental_manifest_log")
     before = spark_sql.scalar(f"select count(*) from {log}")
@@ -35,5 +42,8 @@ def test_show_state_prints_every_model_and_changes_nothing(
     assert rows["sessions"][2].startswith("last_success 2021-01-0")
     assert rows["sessions"][4].startswith("state 4: events '")
     assert rows["daily_snapshot"][1] == "managed: full_mutation"
-    assert rows["daily_snapshot"][4] == "skip: next refresh due at 2021-01-03 13:00:00"
+    # the plan the run computes (one function), not a re-implementation of it
+    assert rows["daily_snapshot"][4].startswith("skip: next refresh due at 2021-01-03 13:00:00"), rows["daily_snapshot"]
+    assert rows["daily_intervals"][1] == "managed: time_intervals", rows["daily_intervals"]
+    assert rows["daily_intervals"][4].startswith("skip: no missing day intervals"), rows["daily_intervals"]
     assert spark_sql.scalar(f"select count(*) from {log}") == before

@@ -35,12 +35,15 @@
           ~ "' to '" ~ spark_incremental._ts_text(limits.upper_limit) ~ "'") -%}
     {%- endif -%}
     {%- if name in managed -%}
-      {%- set mtype = row.get('mutability_type') or spark_incremental._node_mutability_type(managed[name]) -%}
-      {%- do kinds.append('managed: ' ~ mtype) -%}
+      {%- set node = managed[name] -%}
+      {%- set planned = spark_incremental._managed_plan_for_node(node, api.Relation.create(
+          database=node.database, schema=node.schema, identifier=node.alias, type='table'),
+          false, false, preview=true) -%}
+      {%- do kinds.append('managed: ' ~ planned.cfg.mutability_type) -%}
       {%- if row.get('high_water_mark') is not none -%}
         {%- do progress.append('high-water mark ' ~ row.high_water_mark ~ ' (' ~ row.high_water_mark_type ~ ')') -%}
       {%- endif -%}
-      {%- do next_run.append(spark_incremental._managed_next_run_text(managed[name], row, now)) -%}
+      {%- do next_run.append(spark_incremental._managed_next_run_text(planned.plan)) -%}
     {%- endif -%}
     {%- do table.append([name, kinds | join(' + '), progress | join('; ') or '-',
                          row.get('last_refresh') or '-', next_run | join('; ')]) -%}
@@ -79,47 +82,13 @@
 {%- endmacro %}
 
 
-{% macro _node_mutability_type(node) -%}
-  {%- set mutability = node.config.get('mutability') -%}
-  {%- if mutability is none -%}
-    {{- return('upsert') -}}
-  {%- elif mutability is string -%}
-    {{- return(mutability) -}}
+{#- What the next run of a managed_incremental model would do, in words, from its plan
+    (the one the run computes: _managed_plan_for_node): 'append: high-water mark
+    2024-01-05', 'skip: next refresh due at ...', 'build: full refresh: ...'. -#}
+{% macro _managed_next_run_text(plan) -%}
+  {%- set reason = (plan.reason or '').replace('skipped: ', '') -%}
+  {%- if plan.action == 'intervals' -%}
+    {%- set reason = reason ~ ' (' ~ plan.work.batches | length ~ ' batch' ~ ('es' if plan.work.batches | length != 1 else '') ~ ')' -%}
   {%- endif -%}
-  {{- return(mutability.get('type')) -}}
-{%- endmacro %}
-
-
-{#- What the next run of a managed_incremental model would do, in words. -#}
-{% macro _managed_next_run_text(node, row, now) -%}
-  {%- set mtype = spark_incremental._node_mutability_type(node) -%}
-  {%- if not row.get('mutability_type') -%}
-    {{- return('build (no state yet)') -}}
-  {%- endif -%}
-  {%- if row.mutability_type != mtype -%}
-    {{- return('full refresh: mutability type changed from ' ~ row.mutability_type ~ ' to ' ~ mtype) -}}
-  {%- endif -%}
-  {%- if mtype == 'immutable' -%}
-    {{- return('skip: immutable (built once)') -}}
-  {%- endif -%}
-  {%- set params = (node.config.get('mutability') or {}).get('type_params', {}) if node.config.get('mutability') is mapping else {} -%}
-  {%- set cron_text = params.get('update_cron') or ('0 * * * *' if mtype == 'full_mutation' else none) -%}
-  {%- if cron_text -%}
-    {%- set cron = spark_incremental._cron_parse(cron_text, "model '" ~ node.name ~ "': update_cron") -%}
-    {%- set due = spark_incremental._cron_due(cron, spark_incremental._parse_ts(row.last_refresh), now) -%}
-    {%- if not due.due -%}
-      {{- return('skip: next refresh due at ' ~ spark_incremental._ts_text(due.next_due)) -}}
-    {%- endif -%}
-    {%- if mtype == 'full_mutation' -%}
-      {{- return('rebuild: refresh due since ' ~ spark_incremental._ts_text(due.next_due)) -}}
-    {%- endif -%}
-  {%- endif -%}
-  {%- if mtype == 'upsert' -%}
-    {{- return('upsert the query rows on ' ~ node.config.get('unique_key')) -}}
-  {%- endif -%}
-  {%- if row.get('high_water_mark') is not none -%}
-    {{- return('read rows past the high-water mark ' ~ row.high_water_mark
-        ~ (' minus the grace period' if params.get('grace_period') else '')) -}}
-  {%- endif -%}
-  {{- return('read the whole along window') -}}
+  {{- return(plan.action ~ ': ' ~ reason) -}}
 {%- endmacro %}

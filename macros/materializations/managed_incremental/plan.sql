@@ -219,9 +219,24 @@
   {%- if key in cache -%}
     {{- return(cache[key]) -}}
   {%- endif -%}
-  {%- set cfg = spark_incremental._managed_config() -%}
-  {%- set target = this.incorporate(type='table') -%}
-  {%- set recovered = spark_incremental._managed_recover(target) if flags.WHICH in ['run', 'build', 'retry'] else [] -%}
+  {%- set current = spark_incremental._managed_plan_for_node(model, this.incorporate(type='table'),
+      flags.WHICH in ['run', 'build', 'retry'], should_full_refresh()) -%}
+  {%- do cache.update({key: current}) -%}
+  {%- do log('spark_incremental: ' ~ current.cfg.model ~ ': planned ' ~ current.plan.action ~ ' (is_incremental '
+      ~ (current.plan.is_incremental | lower) ~ ', window ' ~ spark_incremental._along_window_sql(
+      current.cfg.along or 'along', current.plan.window, none) ~ '): ' ~ current.plan.reason, info=false) -%}
+  {{- return(current) -}}
+{%- endmacro %}
+
+
+{#- The plan of a managed node as _managed_run_plan computes it (the one function; show_state
+    calls it for every managed model, reading only). target: the node's relation.
+    recover: repair leftovers first (a run); full_refresh: this run's --full-refresh for
+    the node; preview: not in a run (show_state), so the run limits of the last run do
+    not decide skip_without_new_events. -#}
+{% macro _managed_plan_for_node(node, target, recover, full_refresh, preview=false) -%}
+  {%- set cfg = spark_incremental._managed_config(node) -%}
+  {%- set recovered = spark_incremental._managed_recover(target) if recover else [] -%}
   {%- set existing = spark_incremental._managed_exists(target) -%}
   {%- if existing is none and recovered | length == 0 -%}
     {%- set existing = spark_incremental._managed_exists(spark_incremental._managed_sibling(target, '__si_old')) -%}
@@ -230,24 +245,20 @@
   {%- set cfg = spark_incremental._managed_along_known(cfg, state, existing) -%}
   {%- set now = spark_incremental.now() -%}
   {%- set run_flags = {
-      'full_refresh': should_full_refresh(),
+      'full_refresh': full_refresh,
       'target_exists': existing is not none,
       'target_is_table': existing is not none and not existing.is_view,
-      'change_plan': spark_incremental.refresh_plan(model),
-      'no_new_events': cfg.skip_without_new_events and not spark_incremental.is_run_with_new_events(cfg.model),
+      'change_plan': spark_incremental.refresh_plan(node),
+      'no_new_events': cfg.skip_without_new_events and not preview
+          and not spark_incremental.is_run_with_new_events(cfg.model),
   } -%}
   {%- set plan = spark_incremental._managed_plan(cfg, state, now, run_flags) -%}
   {%- if plan.action == 'append' and state is not none and run_flags.target_is_table -%}
     {%- do run_flags.update({'unrecorded_rows': spark_incremental._managed_unrecorded_rows(cfg, state, existing)}) -%}
     {%- set plan = spark_incremental._managed_plan(cfg, state, now, run_flags) -%}
   {%- endif -%}
-  {%- set current = {'cfg': cfg, 'state': state, 'now': now, 'flags': run_flags, 'plan': plan,
-      'existing': existing, 'recovered': recovered} -%}
-  {%- do cache.update({key: current}) -%}
-  {%- do log('spark_incremental: ' ~ cfg.model ~ ': planned ' ~ plan.action ~ ' (is_incremental '
-      ~ (plan.is_incremental | lower) ~ ', window ' ~ spark_incremental._along_window_sql(cfg.along or 'along',
-      plan.window, none) ~ '): ' ~ plan.reason, info=false) -%}
-  {{- return(current) -}}
+  {{- return({'cfg': cfg, 'state': state, 'now': now, 'flags': run_flags, 'plan': plan,
+      'existing': existing, 'recovered': recovered}) -}}
 {%- endmacro %}
 
 

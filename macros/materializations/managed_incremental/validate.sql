@@ -1,7 +1,8 @@
 {#- Config checks for managed_incremental, run before any SQL. Every error names the
     model, the config key, the bad value and what is allowed; nothing is written.
 
-    _managed_config() reads the model's config and returns the checked settings:
+    _managed_config(node=none) reads the config of `node` (a graph node; default: the model
+    being compiled or run) and returns the checked settings:
       model, mutability_type ('immutable', 'full_mutation', 'append_only', 'ds_append_only',
       'incremental_indicator', or 'upsert' when only unique_key is given), along (the
       window column: type_params.along, or type_params.indicator), along_key (its config
@@ -26,18 +27,20 @@
 {%- endmacro %}
 
 
-{% macro _managed_config() -%}
-  {%- set name = model.name -%}
+{% macro _managed_config(node=none) -%}
+  {%- set node = node if node is not none else model -%}
+  {%- set conf = node.config -%}
+  {%- set name = node.name -%}
   {%- set prefix = "spark_incremental: model '" ~ name ~ "': " -%}
   {%- set types = spark_incremental._managed_mutability_types() -%}
-  {%- set mutability = config.get('mutability') -%}
-  {%- set unique_key = spark_incremental._managed_name_list(config.get('unique_key'), 'unique_key', prefix) -%}
-  {%- set partition_by = spark_incremental._managed_name_list(config.get('partition_by'), 'partition_by', prefix) -%}
+  {%- set mutability = conf.get('mutability') -%}
+  {%- set unique_key = spark_incremental._managed_name_list(conf.get('unique_key'), 'unique_key', prefix) -%}
+  {%- set partition_by = spark_incremental._managed_name_list(conf.get('partition_by'), 'partition_by', prefix) -%}
 
   {#- keys users put at the top level by mistake -#}
   {%- for key in ['grace_period', 'along', 'update_cron', 'incremental_indicator'] -%}
-    {%- if config.get(key) is not none -%}
-      {%- do exceptions.raise_compiler_error(prefix ~ key ~ " = " ~ config.get(key) ~ " is not a config key of its own:"
+    {%- if conf.get(key) is not none -%}
+      {%- do exceptions.raise_compiler_error(prefix ~ key ~ " = " ~ conf.get(key) ~ " is not a config key of its own:"
           ~ " put it in mutability={'type': ..., 'type_params': {'" ~ ('indicator' if key == 'incremental_indicator' else key)
           ~ "': ...}}.") -%}
     {%- endif -%}
@@ -46,9 +49,9 @@
   {#- time intervals (docs/changes_and_intervals.md): a time_column makes the model's
       mutability type time_intervals -#}
   {%- set intervals = spark_incremental._interval_settings(name, {
-      'time_column': config.get('time_column'), 'start': config.get('start'),
-      'interval_unit': config.get('interval_unit'), 'cron': config.get('cron'),
-      'batch_size': config.get('batch_size')}) -%}
+      'time_column': conf.get('time_column'), 'start': conf.get('start'),
+      'interval_unit': conf.get('interval_unit'), 'cron': conf.get('cron'),
+      'batch_size': conf.get('batch_size')}) -%}
   {%- if intervals is not none and mutability is none -%}
     {%- set mutability = {'type': 'time_intervals', 'type_params': {}} -%}
   {%- endif -%}
@@ -81,7 +84,7 @@
     {%- do exceptions.raise_compiler_error(prefix ~ (
         "mutability.type = 'time_intervals' needs time_column and start (the time interval settings)."
         if intervals is none else
-        "time_column = '" ~ config.get('time_column') ~ "' is set with mutability.type = '" ~ mutability_type
+        "time_column = '" ~ conf.get('time_column') ~ "' is set with mutability.type = '" ~ mutability_type
         ~ "'. Allowed: time_column only for time intervals (leave mutability unset, or 'time_intervals').")) -%}
   {%- endif -%}
   {%- set params = mutability.get('type_params') or {} -%}
@@ -154,19 +157,19 @@
   {%- set grace = spark_incremental._grace_parse(params.get('grace_period'), "model '" ~ name ~ "': mutability.type_params.grace_period") -%}
 
   {#- file format and layout -#}
-  {%- set file_format = (config.get('file_format') or 'parquet') | lower -%}
+  {%- set file_format = (conf.get('file_format') or 'parquet') | lower -%}
   {%- if file_format not in spark_incremental._managed_file_formats() -%}
     {%- do exceptions.raise_compiler_error(prefix ~ "file_format = '" ~ file_format ~ "' is not allowed. Allowed: "
         ~ spark_incremental._managed_file_formats() | join(', ') ~ ".") -%}
   {%- endif -%}
-  {%- if config.get('location_root') is not none -%}
-    {%- do exceptions.raise_compiler_error(prefix ~ "location_root = '" ~ config.get('location_root') ~ "' is not"
+  {%- if conf.get('location_root') is not none -%}
+    {%- do exceptions.raise_compiler_error(prefix ~ "location_root = '" ~ conf.get('location_root') ~ "' is not"
         ~ " allowed: managed_incremental swaps managed tables by renaming them. Allowed: no location_root"
         ~ " (set the schema's location instead).") -%}
   {%- endif -%}
 
   {#- upsert scan bound -#}
-  {%- set upsert_date_key = config.get('upsert_date_key') -%}
+  {%- set upsert_date_key = conf.get('upsert_date_key') -%}
   {%- if upsert_date_key is not none and (upsert_date_key is not string or not modules.re.match('^[A-Za-z_][A-Za-z0-9_]*$', upsert_date_key)) -%}
     {%- do exceptions.raise_compiler_error(prefix ~ "upsert_date_key = " ~ upsert_date_key ~ " is not allowed: it must be a column name.") -%}
   {%- endif -%}
@@ -174,15 +177,15 @@
     {%- do exceptions.raise_compiler_error(prefix ~ "upsert_date_key = '" ~ upsert_date_key ~ "' is set without a unique_key."
         ~ " Allowed: upsert_date_key only with unique_key (it bounds the scan for existing keys).") -%}
   {%- endif -%}
-  {%- set lookback = config.get('upsert_lookback_days', 30) -%}
+  {%- set lookback = conf.get('upsert_lookback_days', 30) -%}
   {%- if lookback is not number or lookback is sameas true or lookback is sameas false or lookback < 0 or lookback != (lookback | int) -%}
     {%- do exceptions.raise_compiler_error(prefix ~ "upsert_lookback_days = " ~ lookback ~ " is not allowed:"
         ~ " it must be a whole number of days >= 0 (default 30).") -%}
   {%- endif -%}
 
   {#- forward-only and partition strategies (docs/changes_and_intervals.md) -#}
-  {%- set forward_only = spark_incremental._forward_only_settings(name, config.get('forward_only'), config.get('on_destructive_change')) -%}
-  {%- set partition_strategy = config.get('partition_strategy') -%}
+  {%- set forward_only = spark_incremental._forward_only_settings(name, conf.get('forward_only'), conf.get('on_destructive_change')) -%}
+  {%- set partition_strategy = conf.get('partition_strategy') -%}
   {%- if partition_strategy is not none and partition_strategy not in ['indicator', 'user', 'distribution'] -%}
     {%- do exceptions.raise_compiler_error(prefix ~ "partition_strategy = '" ~ partition_strategy ~ "' is not allowed."
         ~ " Allowed: indicator, user, distribution (or unset: partition_by as written).") -%}
@@ -190,7 +193,7 @@
 
   {#- skip the run when the window brings nothing new (a model of the sessionised
       pipeline: it reads spark_incremental_base_events_this_run or the window) -#}
-  {%- set skip_without_new_events = config.get('skip_without_new_events', false) -%}
+  {%- set skip_without_new_events = conf.get('skip_without_new_events', false) -%}
   {%- if skip_without_new_events is not sameas true and skip_without_new_events is not sameas false -%}
     {%- do exceptions.raise_compiler_error(prefix ~ "skip_without_new_events = " ~ skip_without_new_events
         ~ " is not allowed. Allowed: true, false (default false).") -%}
