@@ -14,7 +14,7 @@ incremental pipeline has nothing it may miss, and any difference is a loss.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Callable
 
 from tests import generator as gen
@@ -276,3 +276,54 @@ def test_full_refresh_false_refuses_an_automatic_rebuild(make_project, spark_sql
     assert "full_refresh=false keeps its table; nothing was written" in text
     assert "remove full_refresh=false from the model's config" in text
     assert table(spark_sql, project.relation("kept")) == [(1, "a")]
+
+
+# ----------------------------------------------------------------------------- every path
+def _late_session(rows: list[tuple]) -> str:
+    """A session whose events all lie in the 5 hours before the last event, not holding it:
+    loaded late, it is older than last_success but inside the lookback window."""
+    columns = list(gen.EVENT_COLUMNS)
+    collected, session = columns.index("collector_tstamp"), columns.index("domain_sessionid")
+    last = max(row[collected] for row in rows)
+    spans: dict[str, list[datetime]] = {}
+    for row in rows:
+        if row[session] is not None:
+            spans.setdefault(row[session], []).append(row[collected])
+    for name, times in sorted(spans.items()):
+        if min(times) >= last - timedelta(hours=5) and max(times) < last - timedelta(minutes=5):
+            return name
+    raise AssertionError("the generator's data has no session to load late")
+
+
+def test_every_path_in_one_history_equals_one_full_run(
+    make_project: Callable[..., DbtProject], spark_sql: SparkSql
+) -> None:
+    """Incremental runs interleaved with a --full-refresh of a derived model, a change
+    description that forces a full refresh, a killed run, and a late load with nothing
+    newer, then catch-up runs: every table equals one run over all the data."""
+    columns = list(gen.EVENT_COLUMNS)
+    session, loaded = columns.index("domain_sessionid"), columns.index("load_tstamp")
+    rows = _rows()
+    late = _late_session(rows)
+    project = make_project(**BASE_VARS)
+    spark_sql.create_table(project.relation("events"), gen.EVENT_COLUMNS, [r for r in rows if r[session] != late])
+
+    _two_runs(project)
+    project.run("run", "--full-refresh", "--select", "sessions", vars=_now(datetime(2021, 1, 6)))
+    change = [{"table": "spark_incremental_base_events_this_run", "type": "ADD_ROWS"}]
+    forced = project.run("run", vars={**_now(datetime(2021, 1, 6, 12)), "spark_incremental__changes": change})
+    _line(forced, "page_views: full refresh: the change on spark_incremental_base_events_this_run has no scope")
+    killed = project.run("run", expect_success=False,
+                         vars={**_now(datetime(2021, 1, 6, 18)), "spark_incremental__fail_at": "after_write"})
+    assert "stopped at 'after_write'" in killed.text()
+
+    states = _catch_up(project, 5)
+    assert states[-2:] == ["spark_incremental: [state 4]"] * 2, states
+    # nothing newer than last_success arrives; the late session does, loaded after every
+    # load so far (the load watermark)
+    load_time = max(r[loaded] for r in rows) + timedelta(hours=1)
+    late_rows = [r[:loaded] + (load_time,) + r[loaded + 1:] for r in rows if r[session] == late]
+    spark_sql.insert_rows(project.relation("events"), gen.EVENT_COLUMNS, late_rows)
+    result = project.run("run", vars=_now(load_time))
+    _line(result, "no event after", "events loaded after the load watermark")
+    _assert_equals_one_full_run(make_project, spark_sql, project)
