@@ -1,6 +1,12 @@
-"""dbt-tests-adapter's incremental classes on managed_incremental (see conftest.py)."""
+"""dbt-tests-adapter's incremental classes on managed_incremental (see conftest.py).
+
+About 5 minutes on Spark 4.3 (dbt's classes run dozens of dbt invocations), so not part
+of the default run: `make test-dbt-suite [SPARK=3.5]` (or SPARK_INCREMENTAL_DBT_SUITE=1).
+"""
 
 from __future__ import annotations
+
+import os
 
 import pytest
 
@@ -16,6 +22,9 @@ class TestIncremental(BaseIncremental):
 class TestIncrementalNotSchemaChange(BaseIncrementalNotSchemaChange):
     pass
 
+
+pytestmark = pytest.mark.skipif(os.environ.get("SPARK_INCREMENTAL_DBT_SUITE") != "1",
+                                reason="dbt's adapter suite (~5 min): make test-dbt-suite")
 
 STRICT_KEY = ("the package checks unique_key against the query's columns before any write, on every run:"
               " the build dbt expects to pass fails too (README: Migrating an incremental model)")
