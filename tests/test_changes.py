@@ -326,6 +326,34 @@ def test_a_change_never_moves_the_high_water_mark(make_project, spark_sql: Spark
     assert_equals_rebuild(spark_sql, schema, ["fct_sales_append"])
 
 
+def test_a_retry_does_not_add_the_rows_twice(make_project, spark_sql: SparkSql) -> None:
+    """A run that describes ADD_ROWS, in which one model applies them and another model
+    fails, is run again with the same description: the rows are added once."""
+    project = make_project()
+    schema = project.schema
+    write_models(project, ["fct_sales_append"])
+    project.write_model("changes_test/fragile", (
+        "{{ config(materialized='table') }}\n\n"
+        "select * from {{ source('shop', 'sales') }}\n"
+        "where {{ 'true' if var('fragile_ok', true) else 'no_such_column = 1' }}\n"))
+    sales = [(i, "P1", i, d(f"2024-01-0{i}")) for i in range(1, 4)]
+    set_sources(spark_sql, schema, sales, [("P1", "A")])
+    project.run("run", "-s", "fct_sales_append", "fragile", vars={"spark_incremental__now": NOW})
+    spark_sql.insert_rows(f"{schema}.sales", SALES, [(9, "P1", 9, d("2024-01-02"))])
+    change = [{"table": "sales", "type": "ADD_ROWS", "scope": "sales.sale_id = 9"}]
+    failed = project.run(
+        "run", "-s", "fct_sales_append", "fragile", expect_success=False,
+        vars={"spark_incremental__now": NOW, "spark_incremental__changes": change, "fragile_ok": False})
+    assert "no_such_column" in failed.text()
+    assert_equals_rebuild(spark_sql, schema, ["fct_sales_append"])
+    retried = project.run(
+        "run", "-s", "fct_sales_append", "fragile",
+        vars={"spark_incremental__now": NOW, "spark_incremental__changes": change})
+    assert any("were already applied to this model by an earlier run" in line for line in retried.pkg_lines()), \
+        retried.tail(40)
+    assert_equals_rebuild(spark_sql, schema, ["fct_sales_append"])
+
+
 def test_changes_file_without_the_hook(make_project, spark_sql: SparkSql, tmp_path) -> None:
     """The change list in a YAML file (read by Spark), and no on-run-start hook: the
     materialization plans lazily, logs and records the same plan."""

@@ -134,6 +134,56 @@ def test_full_refresh_of_a_derived_model_is_backfilled(
     _assert_equals_one_full_run(make_project, spark_sql, project)
 
 
+SESSION_IDS = """{{ config(materialized='incremental', incremental_strategy='append', file_format='parquet',
+          tags=['spark_incremental']) }}
+
+with
+
+sessions as (
+    select distinct session_identifier
+    from {{ ref('spark_incremental_base_events_this_run') }}
+),
+
+final as (
+    select sessions.session_identifier
+    from sessions
+    {%- if is_incremental() %}
+    left anti join {{ this }} as known on sessions.session_identifier = known.session_identifier
+    {%- endif %}
+)
+
+select * from final
+"""
+
+
+# ----------------------------------------------------------------------------- (a')
+def test_full_refresh_of_a_dbt_incremental_tracked_model_is_backfilled(
+    make_project: Callable[..., DbtProject], spark_sql: SparkSql
+) -> None:
+    """dbt's own incremental materialization: --full-refresh builds it from one window; the
+    end-of-run hook forgets it and empties it, and the backfill makes it whole."""
+    project = _project(make_project, spark_sql)
+    project.write_model("derived/session_ids", SESSION_IDS)
+    _two_runs(project)
+    assert set(_tracked_progress(spark_sql, project)) == {"sessions", "page_views", "session_ids"}
+
+    result = project.run("run", "--full-refresh", "--select", "session_ids", vars=_now(datetime(2021, 1, 6)))
+    _line(result, "session_ids: full refresh: --full-refresh of a dbt incremental model", "removed from the manifest")
+    _line(result, "session_ids: emptied")
+    assert spark_sql.scalar(f"select count(*) from {project.relation('session_ids')}") == 0
+    assert set(_tracked_progress(spark_sql, project)) == {"sessions", "page_views"}
+
+    assert _catch_up(project, 3) == ["spark_incremental: [state 2]", "spark_incremental: [state 3]",
+                                     "spark_incremental: [state 4]"]
+    _assert_equals_one_full_run(make_project, spark_sql, project)
+    relation = project.relation("session_ids")
+    spark_sql.execute(f"refresh table {relation}")
+    got = sorted(spark_sql.query(f"select session_identifier from {relation}"), key=_sort_key)
+    # sessions equals a full run's (asserted above) and has one row per session it touched
+    want = sorted(spark_sql.query(f"select session_identifier from {project.relation('sessions')}"), key=_sort_key)
+    assert got == want, f"session_ids: {len(got)} rows, a full run has {len(want)}"
+
+
 # ----------------------------------------------------------------------------- (b)
 def test_rebuilt_lifecycle_manifest_re_derives_the_base_chain(
     make_project: Callable[..., DbtProject], spark_sql: SparkSql

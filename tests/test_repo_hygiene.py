@@ -49,3 +49,14 @@ def test_no_symlink_or_dbt_generated_file_is_tracked() -> None:
     ]
     assert symlinks == [], f"symlinks are tracked (they point at one machine's paths): {symlinks}"
     assert generated == [], f"files dbt generates are tracked: {generated}"
+
+
+def test_no_merge_conflict_marker_is_tracked() -> None:
+    markers = ("<<<<<<< ", ">>>>>>> ")
+    found = []
+    for mode, path in _tracked():
+        if mode == "120000" or not path.endswith((".md", ".sql", ".yml", ".py", ".txt", ".cfg", ".ini")):
+            continue
+        text = (REPO_ROOT / path).read_text(encoding="utf-8", errors="replace")
+        found += [f"{path}:{n}" for n, line in enumerate(text.splitlines(), 1) if line.startswith(markers)]
+    assert found == [], f"merge conflict markers are tracked: {found}"

@@ -54,6 +54,7 @@
   {%- if succeeded | length == 0 -%}
     {{- return([]) -}}
   {%- endif -%}
+  {%- do spark_incremental._forget_full_refreshed(results | selectattr('node.name', 'in', succeeded) | list) -%}
   {#- a model rebuilt from a window in this run was removed from the manifest before its
       swap (_forget_rebuilt): its progress is not recorded, the next runs backfill it -#}
   {%- set rebuilt = spark_incremental._models_rebuilt_this_run() -%}
@@ -155,4 +156,33 @@
     {%- endif -%}
   {%- endfor -%}
   {{- return(names | sort) -}}
+{%- endmacro %}
+
+
+{#- Tracked models of dbt's own incremental materialization that --full-refresh rebuilt
+    in this invocation hold one window of sessions (the package cannot build them empty
+    as it does managed_incremental ones). The same rule applies after the fact: the
+    model leaves the manifest (_forget_rebuilt), then its table is emptied, so the next
+    runs backfill it from start_date. In that order: a kill in between leaves a forgotten
+    model over its window's rows, which the backfill re-derives (upserts) rather than a
+    recorded model over an empty table. -#}
+{% macro _forget_full_refreshed(results_ok) -%}
+  {%- if not flags.FULL_REFRESH -%}
+    {{- return([]) -}}
+  {%- endif -%}
+  {%- set forgotten = [] -%}
+  {%- for result in results_ok if result.node.config.materialized == 'incremental'
+      and result.node.config.get('full_refresh') is not sameas false -%}
+    {%- set node = result.node -%}
+    {%- set found = spark_incremental._forget_rebuilt(node.name,
+        'full refresh: --full-refresh of a dbt incremental model (built from one window)') -%}
+    {%- if found | length > 0 -%}
+      {%- set relation = api.Relation.create(database=node.database, schema=node.schema,
+          identifier=node.alias, type='table') -%}
+      {%- do adapter.execute('truncate table ' ~ relation, fetch=false) -%}
+      {%- do spark_incremental._log(node.name ~ ': emptied ' ~ relation ~ ' (it held one window; backfilled from start_date next)') -%}
+      {%- do forgotten.extend(found) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{- return(forgotten) -}}
 {%- endmacro %}

@@ -40,11 +40,18 @@
   {%- if not spark_incremental._can_query() -%}
     {{- return('true') -}}
   {%- endif -%}
-  {%- set current = spark_incremental._managed_current_plan() -%}
+  {%- set current = spark_incremental._managed_run_plan() -%}
   {%- set window = current.plan.window -%}
   {%- set column = column or current.cfg.along -%}
-  {%- set data_type = current.state.high_water_mark_type if current.state else none -%}
-  {%- set inclusive = {'lower': window.lower, 'lower_op': '>=', 'upper': window.upper} -%}
+  {%- set data_type = current.cfg.along_type -%}
+  {#- a first build cannot know the column's type: the default bounds (date-like only) are
+      left to the materialization's exact filter, so the predicate fits any type -#}
+  {%- set known = current.cfg.along_kind is not none -%}
+  {%- set inclusive = {
+      'lower': window.lower if known or current.cfg.min_set or window.lower != current.cfg.min else none,
+      'lower_op': '>=',
+      'upper': window.upper if known or current.cfg.max_set or window.upper != current.cfg.max else none,
+  } -%}
   {{- return(spark_incremental._along_window_sql(column, inclusive, data_type)) -}}
 {%- endmacro %}
 
@@ -53,7 +60,7 @@
   {%- if not spark_incremental._can_query() -%}
     {{- return("'1000-01-01'" if which == 'lower' else "'9999-12-31'") -}}
   {%- endif -%}
-  {%- set current = spark_incremental._managed_current_plan() -%}
+  {%- set current = spark_incremental._managed_run_plan() -%}
   {%- set name = 'along_min' if which == 'lower' else 'along_max' -%}
   {%- if current.cfg.along is none -%}
     {%- do exceptions.raise_compiler_error("spark_incremental: model '" ~ current.cfg.model ~ "': " ~ name
@@ -67,8 +74,7 @@
         ~ " without type_params." ~ ('min' if which == 'lower' else 'max') ~ "). Use spark_incremental.along_filter(),"
         ~ " or guard with {% if spark_incremental.is_incremental() %}.") -%}
   {%- endif -%}
-  {%- set data_type = current.state.high_water_mark_type if current.state else none -%}
-  {{- return(spark_incremental._along_literal(value, data_type)) -}}
+  {{- return(spark_incremental._along_literal(value, current.cfg.along_type)) -}}
 {%- endmacro %}
 
 

@@ -15,5 +15,5 @@
   {%- if model.config.materialized != 'managed_incremental' -%}
     {{- return(dbt.is_incremental()) -}}
   {%- endif -%}
-  {{- return(spark_incremental._managed_current_plan().plan.is_incremental) -}}
+  {{- return(spark_incremental._managed_run_plan().plan.is_incremental) -}}
 {%- endmacro %}

@@ -2,10 +2,10 @@
     its sources. Added columns only: `alter table add columns` (old rows read null).
     Destructive changes (already allowed by _check_destructive_change): the table's own
     rows are copied beside it with the new columns (kept columns cast to their new type,
-    dropped columns left out, added ones null), same partitioning, and swapped in; a
-    failure before the swap leaves the old table as it was.
+    dropped columns left out, added ones null), same partitioning and file format, and
+    swapped in by _swap_in, which _managed_recover knows how to finish after a kill.
     new_columns: the query's [(name, type)]. Returns the action in words ('' = nothing). -#}
-{% macro _apply_schema_change(target, diff, new_columns) -%}
+{% macro _apply_schema_change(target, diff, new_columns, file_format='parquet') -%}
   {%- if not diff.destructive -%}
     {%- if diff.added | length == 0 -%}
       {{- return('') -}}
@@ -31,17 +31,13 @@
   {%- for name in partitions -%}
     {%- do select_list.append(name) -%}
   {%- endfor -%}
-  {%- set migrated = api.Relation.create(database=target.database, schema=target.schema,
-                                         identifier=target.identifier ~ '__si_migrate', type='table') -%}
-  {%- set backup = api.Relation.create(database=target.database, schema=target.schema,
-                                       identifier=target.identifier ~ '__si_premigrate', type='table') -%}
+  {#- the write layer's build-and-swap: a kill at any point leaves what _managed_recover
+      finishes (the copy is complete once it exists) or undoes, never a lost table -#}
+  {%- set migrated = spark_incremental._managed_sibling(target, '__si_new') -%}
   {%- do adapter.execute('drop table if exists ' ~ migrated, fetch=false) -%}
-  {%- do adapter.execute('create table ' ~ migrated ~ ' using parquet'
+  {%- do adapter.execute('create table ' ~ migrated ~ ' using ' ~ file_format
       ~ (' partitioned by (' ~ partitions | join(', ') ~ ')' if partitions | length > 0 else '')
       ~ ' as\nselect ' ~ select_list | join(', ') ~ '\nfrom ' ~ target, fetch=false) -%}
-  {%- do adapter.execute('drop table if exists ' ~ backup, fetch=false) -%}
-  {%- do adapter.rename_relation(target, backup) -%}
-  {%- do adapter.rename_relation(migrated, target) -%}
-  {%- do adapter.drop_relation(backup) -%}
+  {%- do spark_incremental._swap_in(target, migrated, target) -%}
   {{- return('migrated the table in place: ' ~ diff.description) -}}
 {%- endmacro %}

@@ -2,8 +2,9 @@
     cheapest correct update and records its state in the manifest log.
 
       validate (no SQL) -> describe the query (reads nothing) -> pre-hooks
-      -> recover leftovers of an interrupted run -> read state -> plan -> write
-      -> record state -> one log line -> post-hooks
+      -> the run's plan (_managed_run_plan: recover leftovers of an interrupted run,
+         read state, plan; computed once, when dbt rendered the model's SQL or now)
+      -> rebuild bookkeeping -> write -> record state -> one log line -> post-hooks
 
     See docs/managed_incremental.md for the user-facing contract. -#}
 {% materialization managed_incremental, adapter='spark', supported_languages=['sql'] %}
@@ -25,33 +26,24 @@
   {{ run_hooks(pre_hooks) }}
   {%- do spark_incremental._keep_run_lock() -%}
 
-  {%- for message in spark_incremental._managed_recover(target) -%}
+  {#- the one plan (plan.sql): recovery, state, flags and plan, as the SQL was rendered -#}
+  {%- set current = spark_incremental._managed_run_plan() -%}
+  {%- for message in current.recovered -%}
     {%- do spark_incremental._log(cfg.model ~ ': ' ~ message) -%}
   {%- endfor -%}
-
-  {%- set existing = spark_incremental._managed_exists(target) -%}
-  {%- set state = spark_incremental._managed_read_state(cfg.model) -%}
-  {%- set now = spark_incremental.now() -%}
-  {%- set flags = {
-      'full_refresh': should_full_refresh(),
-      'target_exists': existing is not none,
-      'target_is_table': existing is not none and not existing.is_view,
-      'change_plan': spark_incremental.refresh_plan(model),
-      'no_new_events': cfg.skip_without_new_events and not spark_incremental.is_run_with_new_events(cfg.model),
-  } -%}
-  {%- set plan = spark_incremental._managed_plan(cfg, state, now, flags) -%}
+  {%- set existing = current.existing -%}
+  {%- set state = current.state -%}
+  {%- set now = current.now -%}
+  {%- set flags = current.flags -%}
+  {%- set plan = spark_incremental._managed_plan_for_query(current.plan, current.cfg, cfg) -%}
   {%- set plan = spark_incremental._managed_rebuild(cfg, state, plan, flags) -%}
-  {%- if plan.kept -%}
-    {%- do spark_incremental._log(cfg.model ~ ': ' ~ plan.kept) -%}
-  {%- endif -%}
+  {%- for note in [plan.kept, plan.changes_skipped] if note -%}
+    {%- do spark_incremental._log(cfg.model ~ ': ' ~ note) -%}
+  {%- endfor -%}
 
   {%- set target_desc = none -%}
-  {%- if plan.is_incremental -%}
+  {%- if plan.is_incremental or plan.action == 'apply_changes' -%}
     {%- set target_desc = spark_incremental._managed_check_target(cfg, state, target, query_columns) -%}
-    {%- if plan.action == 'append' and state is not none -%}
-      {%- do flags.update({'unrecorded_rows': spark_incremental._managed_unrecorded_rows(cfg, state, target)}) -%}
-      {%- set plan = spark_incremental._managed_plan(cfg, state, now, flags) -%}
-    {%- endif -%}
   {%- endif -%}
 
   {%- if target_desc is not none -%}
@@ -77,6 +69,8 @@
             'partitions_replaced': result.partitions,
             'plan_action': plan.action,
             'intervals': result.intervals if 'intervals' in result else ((state.state or {}).get('intervals') if state else none),
+            'changes_applied': spark_incremental._changes_identity(plan.change_plan) if plan.action == 'apply_changes'
+                else ((state.state or {}).get('changes_applied') if state else none),
         },
         message) -%}
   {%- endif -%}
@@ -120,12 +114,13 @@
 
 
 {#- Does the target hold rows past the recorded high-water mark (written by a run that
-    died before recording its state)? Cheap: one row, pruned when partitioned by along. -#}
+    died before recording its state)? Cheap: one row, pruned when partitioned by along.
+    Part of the plan (_managed_run_plan), so the literal is typed by the recorded type. -#}
 {% macro _managed_unrecorded_rows(cfg, state, target) -%}
   {%- set sql -%}
     select 1 from {{ target }}
     {%- if state.high_water_mark is not none %}
-    where {{ cfg.along }} > {{ spark_incremental._along_literal(state.high_water_mark, cfg.along_type) }}
+    where {{ cfg.along }} > {{ spark_incremental._along_literal(state.high_water_mark, state.high_water_mark_type) }}
     {%- endif %}
     limit 1
   {%- endset -%}

@@ -73,18 +73,10 @@ where {{ filter }}
     {{- return({'rows': stats[0], 'partitions': none, 'max': stats[1], 'detail': ''}) -}}
   {%- endif -%}
   {%- set new = spark_incremental._managed_sibling(target, '__si_new') -%}
-  {%- set old = spark_incremental._managed_sibling(target, '__si_old') -%}
   {#- no leftovers here: _managed_recover ran first -#}
   {%- do adapter.execute(spark_incremental._managed_create_sql(new, body, cfg.file_format, partition_by=cfg.partition_by), fetch=false) -%}
   {%- set stats = spark_incremental._managed_stats(new, cfg) -%}
-  {%- if existing is not none -%}
-    {%- do adapter.rename_relation(existing, old) -%}
-    {%- do spark_incremental._managed_fault('after_rename_old') -%}
-  {%- endif -%}
-  {%- do adapter.rename_relation(new, target) -%}
-  {%- if existing is not none -%}
-    {%- do adapter.drop_relation(old.incorporate(type=existing.type)) -%}
-  {%- endif -%}
+  {%- do spark_incremental._swap_in(target, new, existing) -%}
   {{- return({'rows': stats[0], 'partitions': none, 'max': stats[1], 'detail': ''}) -}}
 {%- endmacro %}
 

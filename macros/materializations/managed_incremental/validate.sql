@@ -339,8 +339,8 @@
       configured values must fit the column's type -#}
   {%- for key in ['min', 'max'] -%}
     {%- set value = cfg[key] -%}
-    {%- if not cfg[key ~ '_set'] and kind == 'integer' -%}
-      {%- do result.update({key: none}) -%}
+    {%- if not cfg[key ~ '_set'] -%}
+      {%- do result.update({key: spark_incremental._managed_bounds(cfg, kind)[key]}) -%}
     {%- elif value is not none and kind == 'integer' and not modules.re.match('^-?\\d+$', value) -%}
       {%- do exceptions.raise_compiler_error(prefix ~ "mutability.type_params." ~ key ~ " = '" ~ value ~ "' is not allowed for "
           ~ cfg.along ~ " of type " ~ along_type ~ ": it must be a whole number.") -%}
@@ -350,4 +350,17 @@
     {%- endif -%}
   {%- endfor -%}
   {{- return(result) -}}
+{%- endmacro %}
+
+
+{#- The min / max of the along window for a column of `kind` (see _along_kind; none when
+    not known yet): the configured values, else the 1000-01-01 / 9999-12-31 defaults of
+    the date-like types, which an integer column does not get (unbounded). The one rule,
+    used by the checks above and by the run's plan (_managed_run_plan). -#}
+{% macro _managed_bounds(cfg, kind) -%}
+  {%- set bounds = {} -%}
+  {%- for key in ['min', 'max'] -%}
+    {%- do bounds.update({key: none if kind == 'integer' and not cfg[key ~ '_set'] else cfg[key]}) -%}
+  {%- endfor -%}
+  {{- return(bounds) -}}
 {%- endmacro %}
