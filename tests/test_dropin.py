@@ -101,7 +101,8 @@ def test_append_and_unique_keys_as_dbt(dbt_project: DbtProject, spark_sql: Spark
 def osc_model(config: str, key: bool = True) -> str:
     """dbt's fixture shape: the incremental run selects other columns (b out, c in)."""
     src = "{{ target.schema }}.osc_src"
-    return (f"{{{{ config(materialized='managed_incremental'{', unique_key=' + repr('id') if key else ''}{config}) }}}}\n\n"
+    key_config = ", unique_key='id'" if key else ""
+    return (f"{{{{ config(materialized='managed_incremental'{key_config}{config}) }}}}\n\n"
             "{% if spark_incremental.is_incremental() %}\n"
             f"select id, a, upper(a) as c from {src}\nwhere id > (select max(id) from {{{{ this }}}})\n"
             "{% else %}\n"

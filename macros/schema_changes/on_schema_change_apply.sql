@@ -32,6 +32,7 @@
     {%- set diff = spark_incremental._check_destructive_change(cfg.model, settings, target_columns, query_columns) -%}
   {%- endif -%}
   {%- set changed = spark_incremental._apply_schema_change(target, diff, query_columns, cfg.file_format) -%}
-  {{- return((settings.mode if settings.source == 'on_schema_change' else settings.source) ~ ': ' ~ changed if changed else '') -}}
+  {%- set label = settings.mode if settings.source == 'on_schema_change' else settings.source -%}
+  {{- return(label ~ ': ' ~ changed if changed else '') -}}
 {%- endmacro %}
 

@@ -10,7 +10,11 @@
   {%- endif -%}
   {%- set items = [] -%}
   {%- for name, data_type in target_columns -%}
-    {%- do items.append(adapter.quote(name) if name | lower in have else 'cast(null as ' ~ data_type ~ ') as ' ~ adapter.quote(name)) -%}
+    {%- if name | lower in have -%}
+      {%- do items.append(adapter.quote(name)) -%}
+    {%- else -%}
+      {%- do items.append('cast(null as ' ~ data_type ~ ') as ' ~ adapter.quote(name)) -%}
+    {%- endif -%}
   {%- endfor -%}
   {%- for name, data_type in query_columns if name | lower not in known -%}
     {%- do items.append(adapter.quote(name)) -%}
