@@ -1,10 +1,13 @@
-{#- Decide about a forward-only model's schema change before anything is written:
-    destructive (dropped or retyped columns) with on_destructive_change = error fails the
-    run naming the columns; warn logs a warning; allow logs a line. Returns the diff. -#}
+{#- Decide about a destructive schema change (dropped or retyped columns) before anything
+    is written, for a forward-only model or on_schema_change = 'sync_all_columns':
+    on_destructive_change = error fails the run naming the columns; warn logs a warning;
+    allow logs a line. settings: {on_destructive_change, source} (see
+    _on_schema_change_settings; the forward_only settings work too). Returns the diff. -#}
 {% macro _check_destructive_change(model_name, settings, old_columns, new_columns) -%}
   {%- set diff = spark_incremental._schema_diff(old_columns, new_columns) -%}
   {%- if diff.destructive -%}
-    {%- set message = "model '" ~ model_name ~ "' is forward_only and its new columns are a destructive change ("
+    {%- set why = "on_schema_change = 'sync_all_columns'" if settings.get('source') == 'on_schema_change' else 'forward_only' -%}
+    {%- set message = "model '" ~ model_name ~ "' is " ~ why ~ " and its new columns are a destructive change ("
         ~ diff.description ~ ")" -%}
     {%- if settings.on_destructive_change == 'error' -%}
       {%- do exceptions.raise_compiler_error("spark_incremental: " ~ message ~ ". Nothing was changed."

@@ -46,16 +46,6 @@
 {%- endmacro %}
 
 
-{#- The columns added and removed between the target and the query (names, any case). -#}
-{% macro _managed_column_changes(target_columns, query_columns) -%}
-  {%- set old = target_columns | map(attribute=0) | map('lower') | list -%}
-  {%- set new = query_columns | map(attribute=0) | map('lower') | list -%}
-  {{- return({
-      'added': new | reject('in', old) | list,
-      'removed': old | reject('in', new) | list,
-  }) -}}
-{%- endmacro %}
-
 
 {#- A relation beside the target: same schema, identifier + suffix. -#}
 {% macro _managed_sibling(target, suffix) -%}

@@ -46,6 +46,10 @@
     {%- set target_desc = spark_incremental._managed_check_target(cfg, state, target, query_columns) -%}
   {%- endif -%}
 
+  {%- if target_desc is not none -%}
+    {#- target columns the query lacks (on_schema_change ignore, append_new_columns) are null -#}
+    {%- set sql = spark_incremental._on_schema_change_fit_sql(sql, target_desc.columns, query_columns) -%}
+  {%- endif -%}
   {%- set result = spark_incremental._managed_execute(plan, cfg, target, existing, sql, target_desc) -%}
   {%- set message = spark_incremental._managed_message(plan, cfg, state, result) -%}
 
@@ -90,23 +94,15 @@
 {% endmaterialization %}
 
 
-{#- Before an incremental write: the target's columns must still match the query's, and
-    the along column must keep its type. Returns the target's description. -#}
+{#- Before an incremental write: the target's columns are brought in line with the
+    query's as on_schema_change / forward_only say (_on_schema_change_apply, or the run
+    stops), and the along column must keep its type. Returns the target's description. -#}
 {% macro _managed_check_target(cfg, state, target, query_columns) -%}
   {%- set target_desc = spark_incremental._managed_describe(target) -%}
-  {%- set changes = spark_incremental._managed_column_changes(target_desc.columns, query_columns) -%}
-  {%- if cfg.forward_only.forward_only -%}
-    {%- set diff = spark_incremental._check_destructive_change(cfg.model, cfg.forward_only, target_desc.columns, query_columns) -%}
-    {%- set changed = spark_incremental._apply_schema_change(target, diff, query_columns, cfg.file_format) -%}
-    {%- if changed -%}
-      {%- do spark_incremental._log(cfg.model ~ ': forward_only: ' ~ changed) -%}
-      {%- set target_desc = spark_incremental._managed_describe(target) -%}
-    {%- endif -%}
-  {%- elif changes.added or changes.removed -%}
-    {%- do exceptions.raise_compiler_error("spark_incremental: model '" ~ cfg.model ~ "': its columns changed since "
-        ~ target ~ " was built (added: " ~ (changes.added | join(', ') or 'none') ~ "; removed: "
-        ~ (changes.removed | join(', ') or 'none') ~ "). Run it once with --full-refresh to rebuild it. "
-        ~ spark_incremental._rebuild_cost_text(cfg.model)) -%}
+  {%- set changed = spark_incremental._on_schema_change_apply(cfg, target, target_desc.columns, query_columns) -%}
+  {%- if changed -%}
+    {%- do spark_incremental._log(cfg.model ~ ': ' ~ changed) -%}
+    {%- set target_desc = spark_incremental._managed_describe(target) -%}
   {%- endif -%}
   {%- if cfg.along and state and state.high_water_mark_type and state.high_water_mark_type != cfg.along_type -%}
     {%- do exceptions.raise_compiler_error("spark_incremental: model '" ~ cfg.model ~ "': " ~ cfg.along_key ~ " '"
@@ -157,10 +153,13 @@
 
 {#- The one line that says what the run did and why, e.g. 'built once (10 rows)',
     'skipped: immutable', "appended 3 rows with ds > '2020-01-01'",
+    'appended 3 rows (no unique_key: plain append, as dbt incremental)',
     'upserted 7 rows on booking_id: replaced 3 partitions'. -#}
 {% macro _managed_message(plan, cfg, state, result) -%}
   {%- if plan.action == 'skip' -%}
     {{- return(plan.reason) -}}
+  {%- elif plan.action == 'insert' -%}
+    {{- return('appended ' ~ result.rows ~ ' row' ~ ('s' if result.rows != 1 else '') ~ ' (' ~ plan.reason ~ ')') -}}
   {%- elif plan.action == 'apply_changes' -%}
     {{- return(result.detail) -}}
   {%- elif plan.action == 'intervals' -%}

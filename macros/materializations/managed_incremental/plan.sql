@@ -21,6 +21,8 @@
              'replace_range' replace the target rows with along > replace_lower by the
                              source rows in that range (grace period, or recovery);
              'upsert'        insert or replace the query's rows by unique_key;
+             'insert'        insert the query's rows as they are (no mutability, no
+                             unique_key: dbt's incremental append);
              'apply_changes' apply change_plan, the refresh plan of described changes
                              (flags.change_plan, from spark_incremental.refresh_plan());
              'intervals'     process the missing time intervals of `work` (rebuild: create
@@ -119,6 +121,12 @@
   {%- endif -%}
 
   {#- 3. incremental writes -#}
+  {%- if mtype == 'append' -%}
+    {#- no mutability, no unique_key: dbt's incremental append; the query's own
+        is_incremental() filter decides what it selects -#}
+    {%- do plan.update({'action': 'insert', 'reason': 'no unique_key: plain append, as dbt incremental'}) -%}
+    {{- return(spark_incremental._managed_plan_done(plan)) -}}
+  {%- endif -%}
   {%- if mtype == 'upsert' -%}
     {%- do plan.update({'action': 'upsert', 'reason': 'upsert on ' ~ cfg.unique_key | join(', '), 'by_key': true}) -%}
     {{- return(spark_incremental._managed_plan_done(plan)) -}}
@@ -169,7 +177,7 @@
     {{- return('full refresh: the target is a view, not a table') -}}
   {%- endif -%}
   {%- if state is none -%}
-    {{- return(none if cfg.mutability_type == 'upsert' else 'full refresh: the manifest holds no state for this model') -}}
+    {{- return(none if cfg.mutability_type in ['upsert', 'append'] else 'full refresh: the manifest holds no state for this model') -}}
   {%- endif -%}
   {%- if state.mutability_type != cfg.mutability_type -%}
     {{- return('full refresh: mutability type changed from ' ~ state.mutability_type ~ ' to ' ~ cfg.mutability_type) -}}
@@ -191,7 +199,7 @@
     scopes may lie anywhere in the history, so the SQL reads everything and the
     materialization narrows it to each scope. -#}
 {% macro _managed_plan_done(plan) -%}
-  {%- do plan.update({'is_incremental': plan.action in ['append', 'replace_range', 'upsert']
+  {%- do plan.update({'is_incremental': plan.action in ['append', 'insert', 'replace_range', 'upsert']
       or (plan.action == 'intervals' and not plan.rebuild)}) -%}
   {{- return(plan) -}}
 {%- endmacro %}

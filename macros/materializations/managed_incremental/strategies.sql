@@ -4,6 +4,7 @@
 
     build          <name>__si_new beside the target, then swap (delta/iceberg: create or replace)
     append         insert into (no unique_key, nothing to replace)
+    insert         insert into, the query as it is (dbt's incremental append)
     replace        parquet/orc: stage, then overwrite only the affected partitions
                    (the whole table when unpartitioned); delta/iceberg/hudi: delete + merge -#}
 
@@ -16,6 +17,8 @@
     {{- return(spark_incremental._changes_write(plan, cfg, target, sql, target_desc)) -}}
   {%- elif plan.action == 'intervals' -%}
     {{- return(spark_incremental._intervals_write(plan, cfg, target, existing, sql, target_desc)) -}}
+  {%- elif plan.action == 'insert' -%}
+    {{- return(spark_incremental._managed_insert(target, sql, target_desc)) -}}
   {%- elif plan.action == 'append' and not plan.by_key -%}
     {{- return(spark_incremental._managed_append(plan, cfg, target, sql, target_desc)) -}}
   {%- elif cfg.file_format in ['delta', 'iceberg', 'hudi'] -%}
@@ -114,6 +117,28 @@ from (
   {%- set stats = spark_incremental._managed_stats(target, cfg,
       spark_incremental._along_window_sql(cfg.along, lower_only, cfg.along_type)) -%}
   {{- return({'rows': stats[0], 'partitions': none, 'max': stats[1], 'detail': ''}) -}}
+{%- endmacro %}
+
+
+{#- ----------------------------------------------------------------- insert -#}
+{#- The query's rows, appended with one insert (no window, no key: the model's SQL
+    filters with is_incremental(), as in dbt). Rows written = the target's count after
+    minus before (two cheap counts; the query runs once). -#}
+{% macro _managed_insert(target, sql, target_desc) -%}
+  {%- set count_sql = 'select count(*) from ' ~ target -%}
+  {%- set before = spark_incremental._fetch_rows(count_sql)[0][0] -%}
+  {%- set insert_sql -%}
+insert into table {{ target }}
+select
+        {{ spark_incremental._managed_column_list(target_desc.columns) }}
+from (
+{{ sql }}
+) as si_insert
+  {%- endset -%}
+  {%- do adapter.execute(insert_sql, fetch=false) -%}
+  {%- do spark_incremental._managed_fault('after_write') -%}
+  {%- set after = spark_incremental._fetch_rows(count_sql)[0][0] -%}
+  {{- return({'rows': after - before, 'partitions': none, 'max': none, 'detail': ''}) -}}
 {%- endmacro %}
 
 

@@ -4,12 +4,14 @@
     _managed_config(node=none) reads the config of `node` (a graph node; default: the model
     being compiled or run) and returns the checked settings:
       model, mutability_type ('immutable', 'full_mutation', 'append_only', 'ds_append_only',
-      'incremental_indicator', or 'upsert' when only unique_key is given), along (the
+      'incremental_indicator'; with no mutability 'upsert' when unique_key is given, else
+      'append', dbt's incremental without a key), along (the
       window column: type_params.along, or type_params.indicator), along_key (its config
       key, for messages), min / max (text or none), update_cron (text or none), cron
       (parsed), grace (parsed, see _grace_parse), unique_key / partition_by (lists),
-      file_format, upsert_date_key, upsert_lookback_days, fingerprint (the settings whose
-      change forces a rebuild). -#}
+      file_format, upsert_date_key, upsert_lookback_days, forward_only, schema_change
+      (see _on_schema_change_settings), fingerprint (the settings whose change forces a
+      rebuild). -#}
 {% macro _managed_mutability_types() -%}
   {{- return({
       'immutable': [],
@@ -56,13 +58,11 @@
     {%- set mutability = {'type': 'time_intervals', 'type_params': {}} -%}
   {%- endif -%}
 
+  {#- no mutability: dbt's incremental contract, an upsert by unique_key, or without a
+      key (none, '' or []) a plain append of what the query selects -#}
+  {%- set declared = mutability is not none -%}
   {%- if mutability is none -%}
-    {%- if unique_key | length == 0 -%}
-      {%- do exceptions.raise_compiler_error(prefix ~ "mutability is not set and there is no unique_key."
-          ~ " Set mutability={'type': ...} with type one of " ~ types.keys() | list | join(', ')
-          ~ ", or set unique_key for an upsert model.") -%}
-    {%- endif -%}
-    {%- set mutability = {'type': 'upsert', 'type_params': {}} -%}
+    {%- set mutability = {'type': 'upsert' if unique_key | length > 0 else 'append', 'type_params': {}} -%}
   {%- elif mutability is string -%}
     {%- set mutability = {'type': mutability, 'type_params': {}} -%}
   {%- elif mutability is not mapping -%}
@@ -76,9 +76,10 @@
         ~ "; allowed: type, type_params.") -%}
   {%- endif -%}
   {%- set mutability_type = mutability.get('type') -%}
-  {%- if mutability_type != 'upsert' and mutability_type not in types -%}
+  {%- if mutability_type not in types and (declared or mutability_type not in ['upsert', 'append']) -%}
     {%- do exceptions.raise_compiler_error(prefix ~ "mutability.type = '" ~ mutability_type ~ "' is not allowed."
-        ~ " Allowed: " ~ types.keys() | list | join(', ') ~ " (or no mutability, with unique_key, for an upsert model).") -%}
+        ~ " Allowed: " ~ types.keys() | list | join(', ') ~ " (or no mutability: an upsert model with unique_key,"
+        ~ " an append model without).") -%}
   {%- endif -%}
   {%- if (mutability_type == 'time_intervals') != (intervals is not none) -%}
     {%- do exceptions.raise_compiler_error(prefix ~ (
@@ -183,8 +184,16 @@
         ~ " it must be a whole number of days >= 0 (default 30).") -%}
   {%- endif -%}
 
-  {#- forward-only and partition strategies (docs/changes_and_intervals.md) -#}
+  {#- forward-only and partition strategies (docs/changes_and_intervals.md); what a
+      change of the query's columns does (on_schema_change, one rule with forward_only) -#}
   {%- set forward_only = spark_incremental._forward_only_settings(name, conf.get('forward_only'), conf.get('on_destructive_change')) -%}
+  {#- dbt fills on_schema_change with 'ignore' when unset: only what the project wrote counts -#}
+  {%- set on_schema_change = conf.get('on_schema_change') -%}
+  {%- if on_schema_change == 'ignore' and 'on_schema_change' not in (node.get('unrendered_config') or {}) -%}
+    {%- set on_schema_change = none -%}
+  {%- endif -%}
+  {%- set schema_change = spark_incremental._on_schema_change_settings(name, on_schema_change,
+      forward_only, conf.get('on_destructive_change'), declared) -%}
   {%- set partition_strategy = conf.get('partition_strategy') -%}
   {%- if partition_strategy is not none and partition_strategy not in ['indicator', 'user', 'distribution'] -%}
     {%- do exceptions.raise_compiler_error(prefix ~ "partition_strategy = '" ~ partition_strategy ~ "' is not allowed."
@@ -219,6 +228,7 @@
       'upsert_lookback_days': lookback | int,
       'intervals': intervals,
       'forward_only': forward_only,
+      'schema_change': schema_change,
       'partition_strategy': partition_strategy,
       'skip_without_new_events': skip_without_new_events,
       'fingerprint': {
@@ -236,9 +246,10 @@
 {%- endmacro %}
 
 
-{#- unique_key / partition_by: none, a column name or a list of them -> list. -#}
+{#- unique_key / partition_by: none, a column name or a list of them -> list, each name
+    once ('' and [] are no column, as in dbt). -#}
 {% macro _managed_name_list(value, key, prefix) -%}
-  {%- if value is none -%}
+  {%- if value is none or (value is string and value | trim == '') -%}
     {{- return([]) -}}
   {%- endif -%}
   {%- set names = [value] if value is string else value -%}
@@ -251,7 +262,7 @@
           ~ "' is not a column name (a column name or a list of column names).") -%}
     {%- endif -%}
   {%- endfor -%}
-  {{- return(names | list) -}}
+  {{- return(names | unique(case_sensitive=false) | list) -}}
 {%- endmacro %}
 
 

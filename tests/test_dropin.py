@@ -1,0 +1,195 @@
+"""managed_incremental as a drop-in for dbt's incremental (issue 20), on real Spark.
+
+A model switched from materialized='incremental' (two lines: the materialization and
+spark_incremental.is_incremental()) keeps dbt's contract on plain parquet: no key =
+append what the query selects, unique_key as a column or a list ('' and [] = no key),
+on_schema_change with dbt's four modes, --full-refresh rebuilds. Each step compares the
+target's rows (every column, sorted) with the rows expected. Several models share each
+dbt invocation to keep the file fast.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from tests.harness.dbt import DbtProject
+from tests.harness.sql import SparkSql
+from tests.test_managed_incremental import action, leftovers, rows, run, state, statuses
+
+D = dt.date
+COLS = {"id": "int", "v": "string", "ds": "date"}
+FIRST = [(1, "a", D(2020, 1, 1)), (2, "b", D(2020, 1, 2)), (3, "c", D(2020, 1, 2))]
+APPEND_MSG = "appended {} rows (no unique_key: plain append, as dbt incremental)"
+
+
+def switched(config: str, body: str) -> str:
+    """A dbt incremental model after the two-line switch."""
+    return (f"{{{{ config(materialized='managed_incremental'{config}) }}}}\n\n{body}\n"
+            "{% if spark_incremental.is_incremental() %}\n"
+            "where id > (select max(id) from {{ this }})\n"
+            "{% endif %}\n")
+
+
+def described(spark_sql: SparkSql, relation: str) -> list[tuple[str, str]]:
+    out = []
+    for name, data_type, _ in spark_sql.query(f"describe table {relation}"):
+        if name.startswith("#") or not name:
+            break
+        out.append((name, data_type))
+    return out
+
+
+# ------------------------------------------------------------ append and keys
+def test_append_and_unique_keys_as_dbt(dbt_project: DbtProject, spark_sql: SparkSql) -> None:
+    project = dbt_project
+    src = project.relation("src")
+    spark_sql.create_table(src, COLS, FIRST)
+    body = f"select id, v, ds from {src}"
+    models = {
+        "m_append": "",                                   # no unique_key
+        "m_empty_list": ", unique_key=[]",                 # [] = no key (dbt)
+        "m_empty_str": ", unique_key=''",                  # '' = no key (dbt)
+        "m_key": ", unique_key='id'",
+        "m_key_list": ", unique_key=['v', 'id', 'id']",    # a duplicated name counts once
+    }
+    for name, config in models.items():
+        project.write_model(name, switched(config, body))
+    # an existing table written by dbt's incremental: switched, it is appended to, not rebuilt
+    migrated = project.relation("m_migrated")
+    spark_sql.create_table(migrated, COLS, [(1, "from dbt", D(2020, 1, 1))])
+    project.write_model("m_migrated", switched("", body))
+    names = [*models, "m_migrated"]
+
+    # run 1: the models are built; the migrated table gets ids past its max (2, 3)
+    r1 = run(project, names)
+    for name in models:
+        assert action(r1, name) == "built: first build (3 rows)", name
+        assert rows(spark_sql, project.relation(name)) == FIRST, name
+    assert action(r1, "m_migrated") == APPEND_MSG.format(2)
+    assert rows(spark_sql, migrated) == [(1, "from dbt", D(2020, 1, 1)), *FIRST[1:]]
+    assert state(spark_sql, project, "m_append")["mutability_type"] == "append"
+    assert state(spark_sql, project, "m_key")["mutability_type"] == "upsert"
+
+    # the source: row 3 is updated in place (an id the filter no longer selects), 4 and 5 new
+    spark_sql.execute(f"insert overwrite table {src} values (1, 'a', date'2020-01-01'), (2, 'b', date'2020-01-02'),"
+                      f" (3, 'c2', date'2020-01-03'), (4, 'd', date'2020-01-03'), (5, 'e', date'2020-01-04')")
+    new = [(4, "d", D(2020, 1, 3)), (5, "e", D(2020, 1, 4))]
+
+    # run 2: no key appends what the filter selects; a key replaces (here: only new keys)
+    r2 = run(project, names)
+    for name in ["m_append", "m_empty_list", "m_empty_str"]:
+        assert action(r2, name) == APPEND_MSG.format(2), name
+        assert rows(spark_sql, project.relation(name)) == FIRST + new, name
+    assert action(r2, "m_key") == "upserted 2 rows on id: rewrote the table"
+    assert action(r2, "m_key_list") == "upserted 2 rows on v, id: rewrote the table"
+    for name in ["m_key", "m_key_list"]:
+        assert rows(spark_sql, project.relation(name)) == FIRST + new, name
+    assert rows(spark_sql, migrated) == [(1, "from dbt", D(2020, 1, 1)), *FIRST[1:], *new]
+    appended = state(spark_sql, project, "m_append")
+    assert appended["action"] == APPEND_MSG.format(2) and appended["high_water_mark"] is None
+
+    # run 3: --full-refresh rebuilds beside and swaps in (the updated row 3 now read)
+    r3 = run(project, ["m_append", "m_key"], None, "--full-refresh")
+    for name in ["m_append", "m_key"]:
+        assert action(r3, name) == "full refresh: --full-refresh (5 rows)", name
+        assert rows(spark_sql, project.relation(name)) == rows(spark_sql, src), name
+    assert leftovers(spark_sql, project) == []
+
+
+# ----------------------------------------------------------- on_schema_change
+def osc_model(config: str, key: bool = True) -> str:
+    """dbt's fixture shape: the incremental run selects other columns (b out, c in)."""
+    src = "{{ target.schema }}.osc_src"
+    key_config = ", unique_key='id'" if key else ""
+    return (f"{{{{ config(materialized='managed_incremental'{key_config}{config}) }}}}\n\n"
+            "{% if spark_incremental.is_incremental() %}\n"
+            f"select id, a, upper(a) as c from {src}\nwhere id > (select max(id) from {{{{ this }}}})\n"
+            "{% else %}\n"
+            f"select id, a, a as b from {src}\n"
+            "{% endif %}\n")
+
+
+def test_on_schema_change_modes(dbt_project: DbtProject, spark_sql: SparkSql) -> None:
+    project = dbt_project
+    src = project.relation("osc_src")
+    spark_sql.create_table(src, {"id": "int", "a": "string"}, [(1, "x"), (2, "y")])
+    models = {
+        "osc_default": ("", False),                                          # ignore (dbt's default)
+        "osc_ignore": (", on_schema_change='ignore'", True),
+        "osc_fail": (", on_schema_change='fail'", True),
+        "osc_append_new": (", on_schema_change='append_new_columns'", True),
+        "osc_sync": (", on_schema_change='sync_all_columns'", True),
+        "osc_sync_warn": (", on_schema_change='sync_all_columns', on_destructive_change='warn'", False),
+        "osc_declared": (", mutability={'type': 'append_only', 'type_params': {'along': 'id'}}", False),
+    }
+    for name, (config, key) in models.items():
+        project.write_model(name, osc_model(config, key))
+    run(project, list(models))
+    spark_sql.insert_rows(src, ["id", "a"], [(3, "z")])
+
+    r2 = run(project, list(models), expect_success=False)
+    assert statuses(r2, models) == {**{name: "success" for name in models}, "osc_fail": "error",
+                                    "osc_declared": "error"}
+    text = r2.text()
+    assert ("model 'osc_fail': its columns changed since" in text and "(dropped b; added c string)" in text
+            and "on_schema_change = 'fail'" in text), r2.tail(40)
+    assert "model 'osc_declared': its columns changed since" in text
+    assert "it declares its mutability, so on_schema_change defaults to fail" in text
+
+    kept = [(1, "x", "x"), (2, "y", "y")]
+    # ignore: the new column is not inserted, the removed one is null
+    for name in ["osc_default", "osc_ignore"]:
+        assert [c for c, _ in described(spark_sql, project.relation(name))] == ["id", "a", "b"], name
+        assert rows(spark_sql, project.relation(name)) == kept + [(3, "z", None)], name
+    for name in ["osc_fail", "osc_declared"]:       # nothing written
+        assert rows(spark_sql, project.relation(name)) == kept, name
+    # append_new_columns: c added (old rows null), b kept (new rows null)
+    assert [c for c, _ in described(spark_sql, project.relation("osc_append_new"))] == ["id", "a", "b", "c"]
+    assert rows(spark_sql, project.relation("osc_append_new")) == [(1, "x", "x", None), (2, "y", "y", None),
+                                                                   (3, "z", None, "Z")]
+    # sync_all_columns: b dropped (the table's rows migrated, not rebuilt), c added
+    for name in ["osc_sync", "osc_sync_warn"]:
+        assert [c for c, _ in described(spark_sql, project.relation(name))] == ["id", "a", "c"], name
+        assert rows(spark_sql, project.relation(name)) == [(1, "x", None), (2, "y", None), (3, "z", "Z")], name
+    assert any("model 'osc_sync_warn' is on_schema_change = 'sync_all_columns' and its new columns are a destructive"
+               " change (dropped b; added c string); applied because on_destructive_change = warn" in line
+               for line in r2.lines), r2.tail(40)
+    assert action(r2, "osc_sync") == "upserted 1 row on id: rewrote the table"
+    assert leftovers(spark_sql, project) == []
+
+
+# -------------------------------------------------------------------- refused
+BAD = {
+    "bad_key": (", unique_key='thisisnotacolumn'",
+                ["unique_key = 'thisisnotacolumn' is not a column of the model", "id, v, ds"]),
+    "bad_key_list": (", unique_key=['id', 'thisisnotacolumn']",
+                     ["unique_key = 'thisisnotacolumn' is not a column of the model", "id, v, ds"]),
+    "bad_osc": (", on_schema_change='sync'",
+                ["on_schema_change = 'sync' is not allowed",
+                 "Allowed: ignore, fail, append_new_columns, sync_all_columns"]),
+    "bad_sync_error": (", on_schema_change='sync_all_columns', on_destructive_change='error'",
+                       ["on_schema_change = 'sync_all_columns' drops and retypes columns",
+                        "on_destructive_change = 'error' refuses exactly that"]),
+    "bad_no_effect": (", on_schema_change='append_new_columns', on_destructive_change='allow'",
+                      ["on_destructive_change = 'allow' is set but on_schema_change is 'append_new_columns'",
+                       "would have no effect"]),
+    "bad_fo_no_effect": (", forward_only=true, on_schema_change='ignore', on_destructive_change='warn'",
+                         ["on_destructive_change = 'warn' is set but on_schema_change is 'ignore'"]),
+}
+
+
+def test_refused_before_any_write(dbt_project: DbtProject, spark_sql: SparkSql) -> None:
+    project = dbt_project
+    src = project.relation("src")
+    spark_sql.create_table(src, COLS, FIRST)
+    for name, (config, _) in BAD.items():
+        project.write_model(name, switched(config, f"select id, v, ds from {src}"))
+    result = run(project, list(BAD), expect_success=False)
+    assert statuses(result, BAD) == {name: "error" for name in BAD}
+    for name, (_, fragments) in BAD.items():
+        errors: list[Any] = [line for line in result.lines if f"model '{name}'" in line]
+        for fragment in fragments:
+            assert any(fragment in line for line in errors), f"{name}: {fragment!r} not in {errors}"
+    tables = {r[1] for r in spark_sql.query(f"show tables in {project.schema}")}
+    assert tables & set(BAD) == set()
