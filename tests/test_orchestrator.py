@@ -1,0 +1,164 @@
+"""Under a real orchestrator (issue 14): parallel threads on one shared Spark session, and
+a loader that keeps writing events while `dbt run` works.
+
+Both end with the strongest check: the derived tables equal ONE run over all the events in
+a fresh project (sorted rows, every column), in the same engine. The projects carry a
+third tracked upsert model, ``session_events`` (one row per event, keyed on the event,
+partitioned by day), a sibling of ``sessions`` and ``page_views``: with ``--threads 4``
+the three run at the same moment, and it shows every event in exactly one session.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pytest
+
+from tests import generator as gen
+from tests.harness.dbt import DbtProject, DbtResult
+from tests.harness.session import SessionSql, session_env
+from tests.harness.spark import ThriftServer, find_spark_home, spark_home_version
+from tests.harness.sql import SparkSql
+from tests.test_rebuilds import BASE_VARS as CHAIN_VARS
+from tests.test_rebuilds import FINAL_NOW, TABLES, _contents, _now, _rows
+from tests.test_sessions import BASE_VARS as SESSION_VARS
+from tests.test_sessions import _event
+
+SESSION_EVENTS = """{{
+    config(
+        materialized='managed_incremental',
+        unique_key='event_id',
+        partition_by='event_date',
+        upsert_date_key='event_date',
+        upsert_lookback_days=1,
+        file_format='parquet',
+        tags=['spark_incremental'],
+        skip_without_new_events=true,
+    )
+}}
+
+with
+
+events as (
+    select * from {{ ref('spark_incremental_base_events_this_run') }}
+    where {{ spark_incremental.is_run_with_new_events(this.name) }}
+),
+
+final as (
+    select
+        event_id,
+        session_identifier,
+        event_name,
+        collector_tstamp,
+        load_tstamp,
+        row_number() over (
+            partition by session_identifier order by collector_tstamp, event_id
+        ) as event_in_session_index,
+        count(*) over (partition by session_identifier) as events_in_session,
+        date_format(collector_tstamp, 'yyyy-MM-dd') as event_date
+    from events
+)
+
+select * from final
+"""
+DERIVED = {**TABLES, "session_events": []}
+SIBLINGS = ("sessions", "page_views", "session_events")
+
+
+def _with_session_events(project: DbtProject) -> DbtProject:
+    project.write_model("derived/session_events", SESSION_EVENTS)
+    return project
+
+
+def _assert_equal(got: dict[str, list[tuple]], want: dict[str, list[tuple]]) -> None:
+    assert all(want.values()), {name: len(rows) for name, rows in want.items()}
+    for name in want:
+        missing = [row for row in want[name] if row not in got[name]]
+        extra = [row for row in got[name] if row not in want[name]]
+        assert got[name] == want[name], (
+            f"{name}: {len(missing)} rows missing, {len(extra)} extra: {missing[:3]} {extra[:3]}")
+
+
+# ----------------------------------------------------------------------------- parallel threads
+# five incremental runs as the clock moves (all the events are in the table from the start,
+# so nothing may be missed), each with --threads 4; then one run over everything
+THREAD_RUN_NOWS = [datetime(2021, 1, 2), datetime(2021, 1, 3), datetime(2021, 1, 4, 6),
+                   datetime(2021, 1, 5, 12), FINAL_NOW]
+
+
+def _siblings_ran_together(result: DbtResult) -> bool:
+    """Every sibling model started before the first of them finished."""
+    def first(word: str, name: str) -> int:
+        return next(i for i, line in enumerate(result.lines) if word in line and f".{name} " in line)
+
+    return max(first("START", name) for name in SIBLINGS) < min(first("OK created", name) for name in SIBLINGS)
+
+
+def _threads_scenario(make: Callable[[str], DbtProject], sql: Any,
+                      env: dict[str, str] | None = None) -> None:
+    incremental, full = make("incremental"), make("full")
+    for project in (incremental, full):
+        _with_session_events(project)
+        sql.create_table(project.relation("events"), gen.EVENT_COLUMNS, _rows())
+    together = 0
+    for now in THREAD_RUN_NOWS:
+        result = incremental.run("run", "--threads", "4", vars=_now(now), env=env)
+        together += _siblings_ran_together(result)
+    assert together >= 3, f"the sibling models overlapped in {together} of {len(THREAD_RUN_NOWS)} runs"
+    full.run("run", "--threads", "4", vars={**_now(FINAL_NOW), "spark_incremental__backfill_limit_days": 30},
+             env=env)
+    _assert_equal(_contents(sql, incremental, DERIVED), _contents(sql, full, DERIVED))
+    # the package never switches the mode on the shared session
+    mode = sql.query("set spark.sql.sources.partitionOverwriteMode")
+    assert [row[-1] for row in mode] == ["STATIC"], mode
+
+
+@pytest.fixture(scope="module")
+def single_session_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ThriftServer]:
+    """A Thrift server where every connection shares one SparkSession."""
+    server = ThriftServer.start(tmp_path_factory.mktemp("spark_single_session"),
+                                timeout_s=float(os.environ.get("SPARK_INCREMENTAL_SERVER_TIMEOUT", "300")),
+                                conf={"spark.sql.hive.thriftServer.singleSession": "true"})
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def test_threads_on_a_single_session_thrift_server_equal_one_full_run(
+    single_session_server: ThriftServer, tmp_path: Path
+) -> None:
+    server = single_session_server
+
+    def make(name: str) -> DbtProject:
+        return DbtProject.create(tmp_path, server.host, server.port, name=name, default_vars=CHAIN_VARS)
+
+    with SparkSql(server.host, server.port) as sql:
+        _threads_scenario(make, sql)
+
+
+def _venv_spark_is_the_tested_one() -> bool:
+    import pyspark
+
+    return spark_home_version(find_spark_home()) == pyspark.__version__
+
+
+@pytest.mark.skipif(not _venv_spark_is_the_tested_one(),
+                    reason="method: session runs the venv's pyspark in this process, not the Spark "
+                           "under test ($SPARK_INCREMENTAL_SPARK_HOME); the single-session Thrift "
+                           "variant covers the shared session there")
+def test_threads_on_method_session_equal_one_full_run(tmp_path: Path) -> None:
+    env = session_env(tmp_path / "spark_session")
+
+    def make(name: str) -> DbtProject:
+        schema = f"t_session_{name}"
+        return DbtProject(tmp_path / schema, "localhost", 0, schema, CHAIN_VARS, target="session")
+
+    try:
+        make("start").run("debug", env=env)  # dbt starts the SparkSession with the profile's settings
+        _threads_scenario(make, SessionSql(), env)
+    finally:
+        SessionSql.stop()
