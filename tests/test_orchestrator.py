@@ -162,3 +162,106 @@ def test_threads_on_method_session_equal_one_full_run(tmp_path: Path) -> None:
         _threads_scenario(make, SessionSql(), env)
     finally:
         SessionSql.stop()
+
+
+# ----------------------------------------------------------------------------- a loader writing meanwhile
+# rounds of `dbt run` while a loader writes (the issue's bar is 10; CI runs fewer)
+LOADER_RUNS = int(os.environ.get("SPARK_INCREMENTAL_LOADER_RUNS", "3"))
+LOADER_START = datetime(2021, 1, 2)
+LOADER_STEP = timedelta(hours=4)
+# the loader commits at three points of every run, all after the run's scan of the events
+# table (spark_incremental_base_events_in_window): when the lifecycle manifest starts, when
+# events_this_run starts (it reads the events table again for sessions that began before
+# the window) and when the end-of-run hook starts, before the manifest is written
+LOADER_POINTS = {
+    "after the scan": ("START", ".spark_incremental_base_sessions_lifecycle_manifest "),
+    "before events_this_run": ("START", ".spark_incremental_base_events_this_run "),
+    "at the end-of-run hook": ("START hook", "on-run-end"),
+}
+FIRST_EVENTS = [
+    ("a1", "a", "page_view", "2021-01-01 20:00:00"),
+    ("a2", "a", "page_ping", "2021-01-01 20:05:00"),
+    ("b1", "b", "page_view", "2021-01-01 22:00:00"),
+]
+
+
+def _stamp(value: datetime) -> str:
+    return value.strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _run_now(run: int) -> datetime:
+    return LOADER_START + LOADER_STEP * run
+
+
+def _written_meanwhile(run: int, point: int, seq: int) -> list[tuple]:
+    """What the loader commits at a point of run `run` (1-based; the run's now is
+    _run_now(run)): a fresh session (collected in the last half hour, loaded now); the
+    previous run's fresh session of this point gets two late events (one before its start,
+    one in its middle) and a new session arrives late, both inside the lookback; the late
+    ones carry a load stamp five hours old (a loader batch stamped before it committed)."""
+    now, before = _run_now(run), _run_now(run - 1)
+    loaded, stamped_earlier = now + timedelta(seconds=seq), before - timedelta(hours=1)
+    fresh = f"f{run}-{point}"
+    events = [
+        _event(f"{fresh}-1", fresh, "page_view", _stamp(now - timedelta(minutes=30 - point)), _stamp(loaded)),
+        _event(f"{fresh}-2", fresh, "page_ping", _stamp(now - timedelta(minutes=10 - point)), _stamp(loaded)),
+        _event(f"l{run}-{point}-1", f"l{run}-{point}", "page_view", _stamp(now - timedelta(hours=2)),
+               _stamp(stamped_earlier)),
+    ]
+    if run > 1:
+        previous = f"f{run - 1}-{point}"
+        events += [
+            _event(f"{previous}-0", previous, "page_view", _stamp(before - timedelta(minutes=45)), _stamp(stamped_earlier)),
+            _event(f"{previous}-3", previous, "page_view", _stamp(before - timedelta(minutes=20)), _stamp(stamped_earlier)),
+        ]
+    return events
+
+
+@pytest.mark.parametrize("session_timestamp", ["collector_tstamp", "load_tstamp"])
+def test_a_loader_writing_meanwhile_loses_nothing(
+    make_project: Callable[..., DbtProject], spark_sql: SparkSql, session_timestamp: str
+) -> None:
+    """A second connection commits events while each `dbt run` is between its scan of the
+    events table and its end-of-run hook (at three points of every run): after a final
+    catch-up run every event is in exactly one session, and the tables equal one run over
+    all the events."""
+    vars = {**SESSION_VARS, "spark_incremental__session_timestamp": session_timestamp}
+    project = _with_session_events(make_project(**vars))
+    events = project.relation("events")
+    spark_sql.create_table(events, gen.EVENT_COLUMNS,
+                           [_event(*e, "2021-01-01 23:00:00") for e in FIRST_EVENTS])
+    written: list[str] = []
+    errors: list[BaseException] = []
+
+    def loader(run: int) -> Callable[[str], None]:
+        def on_line(line: str) -> None:
+            for point, (what, where) in enumerate(LOADER_POINTS.values()):
+                if what in line and where in line:
+                    try:  # dbt waits: the callback runs in its thread, at that point of the run
+                        rows = _written_meanwhile(run, point, len(written))
+                        spark_sql.insert_rows(events, gen.EVENT_COLUMNS, rows)
+                        written.extend(f"{run}:{point}:{row[0]}" for row in rows)
+                    except BaseException as exc:  # dbt would swallow it
+                        errors.append(exc)
+        return on_line
+
+    for run in range(1, LOADER_RUNS + 1):
+        project.run("run", vars=_now(_run_now(run)), on_line=loader(run))
+        assert not errors, errors
+        points = {w.split(":")[1] for w in written if w.startswith(f"{run}:")}
+        assert len(points) == len(LOADER_POINTS), (run, points)
+    final_now = _now(_run_now(LOADER_RUNS + 1))
+    project.run("run", vars=final_now)  # the catch-up run: nothing is written meanwhile
+
+    # every event in exactly one session: its own
+    all_events = spark_sql.query(f"select event_id, domain_sessionid from {events}")
+    assert len(all_events) == len(FIRST_EVENTS) + len(written)
+    spark_sql.execute(f"refresh table {project.relation('session_events')}")
+    in_sessions = spark_sql.query(f"select event_id, session_identifier from {project.relation('session_events')}")
+    assert sorted(in_sessions) == sorted(all_events)
+
+    full = _with_session_events(make_project(**vars))
+    spark_sql.execute(f"create schema if not exists {full.schema}")
+    spark_sql.execute(f"create table {full.relation('events')} using parquet as select * from {events}")
+    full.run("run", vars={**final_now, "spark_incremental__backfill_limit_days": 30})
+    _assert_equal(_contents(spark_sql, project, DERIVED), _contents(spark_sql, full, DERIVED))
