@@ -13,7 +13,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 INTEGRATION_TESTS_DIR = REPO_ROOT / "integration_tests"
@@ -249,9 +249,12 @@ class DbtProject:
         vars: Mapping[str, Any] | None = None,
         expect_success: bool | None = True,
         env: Mapping[str, str | None] | None = None,
+        on_line: Callable[[str], None] | None = None,
     ) -> DbtResult:
         """``dbt <args>`` in this process; every event's message is captured. ``env``
-        adds to (None: removes from) the environment of this call."""
+        adds to (None: removes from) the environment of this call. ``on_line`` sees each
+        non-debug line as it is logged (a test in another thread can act at a point of
+        the run)."""
         from dbt.cli.main import dbtRunner
 
         lines: list[str] = []
@@ -263,6 +266,8 @@ class DbtProject:
             if not msg:
                 return
             (debug_lines if info.level == "debug" else lines).append(msg)
+            if on_line is not None and info.level != "debug":
+                on_line(msg)
 
         cli = self.cli_args(args, vars)
         started = time.monotonic()

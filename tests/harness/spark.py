@@ -114,6 +114,9 @@ class ThriftServer:
     process: subprocess.Popen | None = field(default=None, repr=False)
     spark_version: str = ""
     started_in_s: float = 0.0
+    # extra Spark confs (e.g. spark.sql.hive.thriftServer.singleSession=true: every
+    # connection shares one SparkSession, as dbt's threads do on such a server)
+    conf: dict[str, str] = field(default_factory=dict)
 
     # ---------------------------------------------------------------- paths
     @property
@@ -140,7 +143,8 @@ class ThriftServer:
     # ---------------------------------------------------------------- lifecycle
     @classmethod
     def start(
-        cls, workdir: Path, spark_home: Path | None = None, timeout_s: float = 120
+        cls, workdir: Path, spark_home: Path | None = None, timeout_s: float = 120,
+        conf: dict[str, str] | None = None,
     ) -> "ThriftServer":
         check_java()
         workdir = Path(workdir).resolve()
@@ -151,6 +155,7 @@ class ThriftServer:
             port=free_port(),
             ui_port=free_port(),
             timeout_s=timeout_s,
+            conf=dict(conf or {}),
         )
         server._launch()
         return server
@@ -178,6 +183,7 @@ class ThriftServer:
             "--conf", f"spark.ui.port={self.ui_port}",
             "--conf", f"spark.driver.host={self.host}",
             "--conf", f"spark.driver.bindAddress={self.host}",
+            *[arg for key, value in self.conf.items() for arg in ("--conf", f"{key}={value}")],
             "--class", "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2",
             "--hiveconf", f"hive.server2.thrift.port={self.port}",
             "--hiveconf", f"hive.server2.thrift.bind.host={self.host}",
