@@ -167,7 +167,7 @@ def test_threads_on_method_session_equal_one_full_run(tmp_path: Path) -> None:
 
 # ----------------------------------------------------------------------------- a loader writing meanwhile
 # rounds of `dbt run` while a loader writes (the bar is 10; CI runs fewer)
-LOADER_RUNS = int(os.environ.get("SPARK_INCREMENTAL_LOADER_RUNS", "3"))
+LOADER_RUNS = int(os.environ.get("SPARK_INCREMENTAL_LOADER_RUNS", "2"))
 LOADER_START = datetime(2021, 1, 2)
 LOADER_STEP = timedelta(hours=4)
 # the loader commits at three points of every run, all after the run's scan of the events
