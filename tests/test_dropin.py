@@ -15,6 +15,7 @@ from typing import Any
 
 from tests.harness.dbt import DbtProject
 from tests.harness.sql import SparkSql
+from tests.test_forward_only import described
 from tests.test_managed_incremental import action, leftovers, rows, run, state, statuses
 
 D = dt.date
@@ -29,15 +30,6 @@ def switched(config: str, body: str) -> str:
             "{% if spark_incremental.is_incremental() %}\n"
             "where id > (select max(id) from {{ this }})\n"
             "{% endif %}\n")
-
-
-def described(spark_sql: SparkSql, relation: str) -> list[tuple[str, str]]:
-    out = []
-    for name, data_type, _ in spark_sql.query(f"describe table {relation}"):
-        if name.startswith("#") or not name:
-            break
-        out.append((name, data_type))
-    return out
 
 
 # ------------------------------------------------------------ append and keys
