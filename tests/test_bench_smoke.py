@@ -9,6 +9,8 @@ import math
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from benchmarks import run
 
 
@@ -16,6 +18,7 @@ def _number(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
+@pytest.mark.slow  # a benchmark's driver, not the package: make test runs it, CI does not
 def test_bench_quick_end_to_end(spark_server: Any, tmp_path: Path) -> None:
     results_dir = tmp_path / "results"
     rc = run.main([

@@ -147,6 +147,7 @@ def _venv_spark_is_the_tested_one() -> bool:
     return spark_home_version(find_spark_home()) == pyspark.__version__
 
 
+@pytest.mark.slow  # CI runs the single-session Thrift variant; make test runs both
 @pytest.mark.skipif(not _venv_spark_is_the_tested_one(),
                     reason="method: session runs the venv's pyspark in this process, not the Spark "
                            "under test ($SPARK_INCREMENTAL_SPARK_HOME); the single-session Thrift "
