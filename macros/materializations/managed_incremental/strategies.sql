@@ -102,17 +102,7 @@ as
 {#- Rows past the high-water mark, appended with one insert. The plan checked first that
     the target holds no rows past the mark (else it replaces that range instead). -#}
 {% macro _managed_append(plan, cfg, target, sql, target_desc) -%}
-  {%- set body = spark_incremental._managed_windowed_sql(plan, cfg, sql) -%}
-  {%- set insert_sql -%}
-insert into table {{ target }}
-select
-        {{ spark_incremental._managed_column_list(target_desc.columns) }}
-from (
-{{ body }}
-) as si_window
-  {%- endset -%}
-  {%- do adapter.execute(insert_sql, fetch=false) -%}
-  {%- do spark_incremental._managed_fault('after_write') -%}
+  {%- do spark_incremental._managed_insert_rows(target, spark_incremental._managed_windowed_sql(plan, cfg, sql), target_desc) -%}
   {%- set lower_only = {'lower': plan.window.lower, 'lower_op': plan.window.lower_op, 'upper': none} -%}
   {%- set stats = spark_incremental._managed_stats(target, cfg,
       spark_incremental._along_window_sql(cfg.along, lower_only, cfg.along_type)) -%}
@@ -127,18 +117,25 @@ from (
 {% macro _managed_insert(target, sql, target_desc) -%}
   {%- set count_sql = 'select count(*) from ' ~ target -%}
   {%- set before = spark_incremental._fetch_rows(count_sql)[0][0] -%}
+  {%- do spark_incremental._managed_insert_rows(target, sql, target_desc) -%}
+  {%- set after = spark_incremental._fetch_rows(count_sql)[0][0] -%}
+  {{- return({'rows': after - before, 'partitions': none, 'max': none, 'detail': ''}) -}}
+{%- endmacro %}
+
+
+{#- insert into the target the rows of `body`, in the target's column order (the one
+    insert of the append and insert paths), then the after_write test hook. -#}
+{% macro _managed_insert_rows(target, body, target_desc) -%}
   {%- set insert_sql -%}
 insert into table {{ target }}
 select
         {{ spark_incremental._managed_column_list(target_desc.columns) }}
 from (
-{{ sql }}
-) as si_insert
+{{ body }}
+) as si_rows
   {%- endset -%}
   {%- do adapter.execute(insert_sql, fetch=false) -%}
   {%- do spark_incremental._managed_fault('after_write') -%}
-  {%- set after = spark_incremental._fetch_rows(count_sql)[0][0] -%}
-  {{- return({'rows': after - before, 'partitions': none, 'max': none, 'detail': ''}) -}}
 {%- endmacro %}
 
 
