@@ -24,6 +24,9 @@ Scenarios (session ids are readable, on purpose):
 - ``mobile-too-late-sent``: half the events are sent four days late: dropped.
 - ``dup-exact``, ``dup-retry``, ``dup-reloaded``: duplicate event ids (the same row twice
   in one batch; a tracker retry 40 s later; the same event loaded again days later).
+- ``dup-cross-1``, ``dup-cross-2``: one event id in two sessions, the second copy sent a
+  day later and loaded a batch later: kept once, in the first session, although the two
+  copies are processed in different runs.
 - ``multi-1`` .. ``multi-4``: one user, four sessions; ``multi-1`` and ``multi-2`` start
   before the user is identified (null ``domain_userid``), ``multi-2`` spans a run and
   midnight, so its user is known only from the second run on (sticky user id).
@@ -328,11 +331,26 @@ def _scenarios(b: _Builder) -> None:
     for e in null_dvce[3:]:
         b.events[b.events.index(e)] = replace(e, dvce_sent_tstamp=None)
 
+    # the same event id in two sessions, the second copy sent a day later (within
+    # days_late_allowed) and loaded in a later batch: kept once, in the first session
+    cross = b.session("dup-cross-1", d(2021, 1, 11, 9, 0), _every(2, 4, ["page_view", "page_ping",
+                      "page_view", "page_ping"]), user="u-cross")
+    b.session("dup-cross-2", d(2021, 1, 12, 10, 0), _every(2, 3, ["page_view", "page_ping",
+              "page_view"]), user="u-cross")
+    copied = cross[2]
+    b.events.append(replace(
+        copied,
+        domain_sessionid="dup-cross-2",
+        collector_tstamp=d(2021, 1, 12, 10, 1),
+        dvce_sent_tstamp=d(2021, 1, 12, 10, 1) - timedelta(seconds=1),
+        load_tstamp=normal_load_time(d(2021, 1, 12, 10, 1)),
+    ))
+
     b.scenarios |= {
         "bot-crawler", "long-tab", "late-inside", "late-inside-midnight", "late-outside",
         "late-outside-partial", "mobile-offline", "mobile-too-late-sent", "dup-exact",
         "dup-retry", "dup-reloaded", "multi-1", "multi-2", "multi-3", "multi-4",
-        "internal-test", "null-dvce",
+        "internal-test", "null-dvce", "dup-cross-1", "dup-cross-2",
     }
 
 

@@ -7,7 +7,12 @@
     events table, for [their earliest start, lower_limit) (plus the partition column when
     set, so Spark prunes). Each event must fall within its session's start and start +
     max_session_days. Adds the session's session_identifier and (sticky)
-    user_identifier; an events column of the same name is replaced by them. -#}
+    user_identifier; an events column of the same name is replaced by them.
+    Across runs: an event id whose copy an earlier run already kept in another session
+    (a session not processed now, its copy within that session's start and cap) is not
+    kept again. Such copies are looked for from days_late_allowed days before this run's
+    earliest event up to lower_limit: a copy is sent at most days_late_allowed days after
+    its event was created, so no earlier copy of this run's events lies further back. -#}
 
 {%- set events = source('spark_incremental_events', 'events') %}
 {%- set session_vars = spark_incremental.validate_session_vars(events) %}
@@ -22,6 +27,10 @@
 {%- set session_range = spark_incremental._session_range(sessions_relation) %}
 {%- endif %}
 {%- set reaches_back = session_range.start_tstamp is not none and session_range.start_tstamp < limits.lower_limit %}
+{%- set earliest_event = session_range.start_tstamp if reaches_back else limits.lower_limit %}
+{%- set copies_from = earliest_event - modules.datetime.timedelta(days=session_vars.days_late_allowed) %}
+{%- set sessions_from = copies_from - modules.datetime.timedelta(days=session_vars.max_session_days) %}
+{%- set lifecycle = ref('spark_incremental_base_sessions_lifecycle_manifest') %}
 {%- set columns = [] %}
 {%- for column in session_vars.event_columns if column | lower not in ['session_identifier', 'user_identifier'] %}
 {%- do columns.append(column) %}
@@ -63,6 +72,37 @@ events_of_sessions as (
         <= {{ spark_incremental._add_days('sessions.start_tstamp', session_vars.max_session_days) }}
 ),
 
+earlier_copies as (
+    -- copies of this run's event ids before lower_limit
+    select
+        {{ event_identifier }} as event_identifier,
+        {{ adapter.quote(session_vars.session_identifier) }} as session_identifier,
+        {{ session_timestamp }} as session_tstamp
+    from {{ events }}
+    where
+        {{ 'true' if has_new_events else 'false' }}
+        and {{ spark_incremental.events_window_filter(copies_from, limits.lower_limit) }}
+        and {{ session_timestamp }} < {{ spark_incremental._ts_literal(limits.lower_limit) }}
+        and {{ spark_incremental._session_event_filter(session_vars) }}
+        and {{ event_identifier }} in (select events_of_sessions.{{ event_identifier }} from events_of_sessions)
+),
+
+kept_earlier as (
+    -- of those, the copies an earlier run kept: in a session this run does not process,
+    -- inside its start and (capped) end
+    select distinct earlier_copies.event_identifier
+    from earlier_copies
+    inner join {{ lifecycle }} as lifecycle
+        on earlier_copies.session_identifier = lifecycle.session_identifier
+    left anti join sessions
+        on earlier_copies.session_identifier = sessions.session_identifier
+    where
+        lifecycle.start_tstamp >= {{ spark_incremental._ts_literal(sessions_from) }}
+        and lifecycle.start_date >= {{ spark_incremental._quote(sessions_from.strftime('%Y-%m-%d')) }}
+        and earlier_copies.session_tstamp >= lifecycle.start_tstamp
+        and earlier_copies.session_tstamp <= lifecycle.end_tstamp
+),
+
 tie_broken as (
     -- a duplicated event identifier's copies are told apart by their content (the same choice in
     -- every run); the hash is computed for duplicated identifiers only
@@ -92,7 +132,9 @@ final as (
         session_identifier__si as session_identifier,
         user_identifier__si as user_identifier
     from ranked
-    where event_rank = 1
+    left anti join kept_earlier
+        on ranked.{{ event_identifier }} = kept_earlier.event_identifier
+    where ranked.event_rank = 1
 )
 
 select * from final
