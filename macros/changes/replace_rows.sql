@@ -1,7 +1,7 @@
 {#- Replace, in `target`, the rows flagged by `flagged_sql` (a query over the target that
     returns its columns plus a boolean __si_match) with the rows of `new_rows_sql` (a query
     returning the target's columns; none = only remove). Parquet has no DELETE or MERGE, so
-    this uses managed_incremental's overwrite (strategies.sql): one table <name>__si_apply
+    this uses the write layer's partition rewrite (apply_table.sql): one table <name>__si_apply
     gets the new content of every touched partition (a partition holding a flagged row or
     a new row; the whole table when it is not partitioned): its rows that are not
     flagged, plus the new rows; the flagged rows ride along as marker rows (never
@@ -18,12 +18,7 @@
   {%- set partition_columns = spark_incremental._managed_partition_columns(target_desc) -%}
   {%- set partitions = partition_columns | map(attribute=0) | list -%}
   {%- set column_list = spark_incremental._managed_column_list(columns) -%}
-  {%- set apply = spark_incremental._managed_sibling(target, '__si_apply') -%}
-  {%- set apply_sql -%}
-    create table {{ apply }}
-    using parquet
-    tblproperties ('spark_incremental.apply_for' = {{ spark_incremental._quote(target.schema ~ '.' ~ target.identifier) }})
-    as
+  {%- set content_sql -%}
     with
 
     flagged as (
@@ -75,7 +70,7 @@
 
     select * from final
   {%- endset -%}
-  {%- do adapter.execute(apply_sql, fetch=false) -%}
+  {%- set apply = spark_incremental._managed_apply_build(target, content_sql) -%}
   {%- set summary_sql -%}
     select
         {%- if partitions | length > 0 %}
@@ -105,7 +100,6 @@
     {%- do result.update({'partitions': summary | length}) -%}
   {%- endif -%}
   {%- set applied = spark_incremental._managed_apply_overwrite(target, apply, target_desc, maybe_empty) -%}
-  {%- do spark_incremental._managed_fault('after_write') -%}
   {%- do result.update({'detail': applied.detail}) -%}
   {{- return(result) -}}
 {%- endmacro %}

@@ -77,7 +77,7 @@
       {'name': 'offline_compile', 'type': 'boolean', 'default': false,
        'meaning': 'compile without querying Spark (placeholders); `make lint` uses it'},
       {'name': 'fail_at', 'type': 'enum', 'default': none, 'nullable': true,
-       'allowed': ['before_overwrite', 'after_rename_old', 'after_write'],
+       'allowed': ['before_overwrite', 'after_rename_old', 'after_write', 'after_stage', 'before_swap'],
        'meaning': 'a test hook: stop a managed_incremental write at this point, as a killed job would; never set it in production'},
   ]) -}}
 {%- endmacro %}

@@ -43,9 +43,7 @@
 
   {%- set found_apply = spark_incremental._managed_exists(apply) -%}
   {%- if found_apply is not none -%}
-    {%- set marker = spark_incremental._fetch_rows("show tblproperties " ~ apply ~ " ('spark_incremental.apply_for')") -%}
-    {%- set is_ours = marker | length > 0 and marker[0][1] == target.schema ~ '.' ~ target.identifier -%}
-    {%- if is_ours and spark_incremental._managed_exists(target) is not none -%}
+    {%- if spark_incremental._managed_apply_is_for(apply, target) and spark_incremental._managed_exists(target) is not none -%}
       {%- set target_desc = spark_incremental._managed_describe(target) -%}
       {%- set applied = spark_incremental._managed_apply_overwrite(target, apply, target_desc) -%}
       {%- do messages.append('recovered: re-applied the interrupted overwrite of '

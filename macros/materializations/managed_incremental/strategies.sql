@@ -155,24 +155,12 @@ from (
     affected partitions, and the next run re-applies it first (_managed_recover). An
     unpartitioned target is handled the same way as one partition: the whole table. -#}
 {% macro _managed_replace(plan, cfg, target, sql, target_desc) -%}
-  {%- set stage = spark_incremental._managed_sibling(target, '__si_stage') -%}
-  {%- set apply = spark_incremental._managed_sibling(target, '__si_apply') -%}
   {%- set columns = target_desc.columns -%}
   {%- set partition_columns = spark_incremental._managed_partition_columns(target_desc) -%}
   {%- set body = spark_incremental._managed_windowed_sql(plan, cfg, sql) -%}
 
   {#- 1. stage (no leftovers here: _managed_recover ran first) -#}
-  {%- set stage_sql -%}
-create table {{ stage }}
-using parquet
-as
-select
-        {{ spark_incremental._managed_column_list(columns) }}
-from (
-{{ body }}
-) as si_window
-  {%- endset -%}
-  {%- do adapter.execute(stage_sql, fetch=false) -%}
+  {%- set stage = spark_incremental._managed_stage(target, columns, body) -%}
   {#- row count and max(along) of the new rows: a query of its own only when needed
       first (unpartitioned target, or upsert_date_key, whose bound must be a literal so
       Spark prunes); else they come with the affected partitions below -#}
@@ -283,11 +271,7 @@ from (
   {%- endif -%}
 
   {#- 3. the new content of the affected partitions -#}
-  {%- set apply_sql -%}
-create table {{ apply }}
-using parquet
-tblproperties ('spark_incremental.apply_for' = {{ spark_incremental._quote(target.schema ~ '.' ~ target.identifier) }})
-as
+  {%- set content_sql -%}
 with
 
 new_rows as (
@@ -330,74 +314,12 @@ final as (
 
 select * from final
   {%- endset -%}
-  {%- do adapter.execute(apply_sql, fetch=false) -%}
+  {%- set apply = spark_incremental._managed_apply_build(target, content_sql) -%}
 
   {#- 4. overwrite -#}
   {%- set applied = spark_incremental._managed_apply_overwrite(target, apply, target_desc, maybe_empty) -%}
-  {%- do spark_incremental._managed_fault('after_write') -%}
   {{- return({'rows': stats[0], 'partitions': affected | length if partition_columns else none, 'max': stats[1],
               'detail': applied.detail, 'cleanup': [apply, stage]}) -}}
-{%- endmacro %}
-
-
-{#- Overwrite the target from <name>__si_apply: only its partitions (dynamic partition
-    overwrite, set as the table's option), then drop the affected partitions that ended up
-    empty. Unpartitioned: the whole table. Idempotent, so recovery can run it again.
-    maybe_empty: the partitions that may end up empty (list of value lists), or none
-    when unknown (recovery: all of the apply table's partitions are checked). -#}
-{% macro _managed_apply_overwrite(target, apply, target_desc, maybe_empty=none) -%}
-  {%- set recovering = maybe_empty is none -%}
-  {%- set columns = target_desc.columns -%}
-  {%- set partition_columns = spark_incremental._managed_partition_columns(target_desc) -%}
-  {%- set select_sql -%}
-select
-        {{ spark_incremental._managed_column_list(columns) }}
-from {{ apply }}
-where not __si_marker
-  {%- endset -%}
-  {%- if partition_columns | length == 0 -%}
-    {%- if not recovering -%}
-      {%- do spark_incremental._managed_fault('before_overwrite') -%}
-    {%- endif -%}
-    {%- do adapter.execute('insert overwrite table ' ~ target ~ '\n' ~ select_sql, fetch=false) -%}
-    {{- return({'partitions': none, 'detail': ''}) -}}
-  {%- endif -%}
-  {%- set names = partition_columns | map(attribute=0) | list -%}
-  {%- set summary_sql -%}
-    select
-        {{ spark_incremental._managed_partition_text(partition_columns, none) }},
-        max(case when __si_marker then 0 else 1 end) as has_rows
-    from {{ apply }}
-    {%- if not recovering %}
-    where {{ spark_incremental._managed_partition_predicate(partition_columns, maybe_empty, none) }}
-    {%- endif %}
-    group by {{ names | join(', ') }}
-  {%- endset -%}
-  {%- set partitions = spark_incremental._fetch_rows(summary_sql) if recovering or maybe_empty else [] -%}
-  {%- set partition_count = partitions | length if recovering else none -%}
-  {%- if not recovering -%}
-    {%- do spark_incremental._managed_fault('before_overwrite') -%}
-  {%- endif -%}
-  {%- do spark_incremental._ensure_dynamic_overwrite(target) -%}
-  {%- do adapter.execute('insert overwrite table ' ~ target ~ ' partition (' ~ names | join(', ') ~ ')\n' ~ select_sql, fetch=false) -%}
-  {%- set emptied = [] -%}
-  {%- for row in partitions if row[names | length] == 0 -%}
-    {%- set spec = [] -%}
-    {%- for name in names -%}
-      {%- if row[loop.index0] is not none -%}
-        {%- do spec.append(name ~ ' = ' ~ spark_incremental._quote(row[loop.index0])) -%}
-      {%- endif -%}
-    {%- endfor -%}
-    {%- if spec | length == names | length -%}
-      {%- do adapter.execute('alter table ' ~ target ~ ' drop if exists partition (' ~ spec | join(', ') ~ ')', fetch=false) -%}
-      {%- do emptied.append(spec | join(', ')) -%}
-    {%- else -%}
-      {%- do spark_incremental._warn(target ~ ': partition (' ~ names | join(', ') ~ ') with a null value is now empty'
-          ~ ' but Spark cannot drop a null partition by name; its old rows remain') -%}
-    {%- endif -%}
-  {%- endfor -%}
-  {{- return({'partitions': partition_count,
-              'detail': (emptied | length ~ ' emptied and dropped') if emptied else ''}) -}}
 {%- endmacro %}
 
 
@@ -407,12 +329,9 @@ where not __si_marker
     statement is atomic on these formats; a run that dies between them is repaired by
     the next run, which replaces the same range again (the state is written last). -#}
 {% macro _managed_merge(plan, cfg, target, sql, target_desc) -%}
-  {%- set stage = spark_incremental._managed_sibling(target, '__si_stage') -%}
   {%- set columns = target_desc.columns -%}
   {%- set body = spark_incremental._managed_windowed_sql(plan, cfg, sql) -%}
-  {%- do adapter.drop_relation(stage) -%}
-  {%- do adapter.execute('create table ' ~ stage ~ ' using parquet as\nselect\n        '
-      ~ spark_incremental._managed_column_list(columns) ~ '\nfrom (\n' ~ body ~ '\n) as si_window', fetch=false) -%}
+  {%- set stage = spark_incremental._managed_stage(target, columns, body) -%}
   {%- set stats = spark_incremental._managed_stats(stage, cfg) -%}
   {%- if plan.replace_lower is not none -%}
     {%- do adapter.execute('delete from ' ~ target ~ ' where ' ~ spark_incremental._along_window_sql(cfg.along,

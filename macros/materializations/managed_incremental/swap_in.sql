@@ -8,6 +8,7 @@
       __si_old + the target      __si_old dropped. -#}
 {% macro _swap_in(target, new, existing) -%}
   {%- set old = spark_incremental._managed_sibling(target, '__si_old') -%}
+  {%- do spark_incremental._managed_fault('before_swap') -%}
   {%- if existing is not none -%}
     {%- do adapter.rename_relation(existing, old) -%}
     {%- do spark_incremental._managed_fault('after_rename_old') -%}
