@@ -127,10 +127,10 @@ ranked as (
 final as (
     select
         {%- for column in columns %}
-        {{ adapter.quote(column) }},
+        ranked.{{ adapter.quote(column) }},
         {%- endfor %}
-        session_identifier__si as session_identifier,
-        user_identifier__si as user_identifier
+        ranked.session_identifier__si as session_identifier,
+        ranked.user_identifier__si as user_identifier
     from ranked
     left anti join kept_earlier
         on ranked.{{ event_identifier }} = kept_earlier.event_identifier
