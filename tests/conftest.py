@@ -33,12 +33,37 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         return [f"spark: {exc}"]
 
 
+_WORKER_SERVERS: list[str] = []
+
+
+def _server_line(server: ThriftServer) -> str:
+    return (f"spark thrift server: Spark {server.spark_version}, started in "
+            f"{server.started_in_s:.1f} s, log {server.log_path}")
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Under pytest-xdist, a worker hands its servers and dbt figures to the controller."""
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:
+        output["spark_servers"] = [_server_line(server) for server in _STARTED]
+        output["dbt_stats"] = [STATS.count, STATS.seconds, STATS.full_parses, STATS.partial_parses]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """pytest-xdist's controller: add up what each worker reported."""
+    output = getattr(node, "workeroutput", None) or {}
+    _WORKER_SERVERS.extend(output.get("spark_servers", []))
+    count, seconds, full, partial = output.get("dbt_stats", [0, 0.0, 0, 0])
+    STATS.count += count
+    STATS.seconds += seconds
+    STATS.full_parses += full
+    STATS.partial_parses += partial
+
+
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    for server in _STARTED:
-        terminalreporter.write_line(
-            f"spark thrift server: Spark {server.spark_version}, started in "
-            f"{server.started_in_s:.1f} s, log {server.log_path}"
-        )
+    for line in [_server_line(server) for server in _STARTED] + _WORKER_SERVERS:
+        terminalreporter.write_line(line)
     if STATS.count:
         terminalreporter.write_line(
             f"dbt in-process invocations: {STATS.count}, {STATS.seconds:.0f} s in all "
