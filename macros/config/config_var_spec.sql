@@ -50,6 +50,8 @@
        'meaning': 'how far back the lifecycle manifest looks for a session (>= `max_session_days`)'},
       {'name': 'allow_null_dvce_tstamps', 'type': 'boolean', 'default': false,
        'meaning': 'keep events with null device timestamps'},
+      {'name': 'dedupe_across_runs', 'type': 'boolean', 'default': true,
+       'meaning': 'drop a copy of an event id that an earlier run kept in another session (reads the id, session and timestamp columns from `days_late_allowed` days before the earliest event of the run); false: duplicates are removed within a run only'},
       {'name': 'app_ids', 'type': 'text_list', 'default': [],
        'meaning': 'only these apps (`[]` = all)'},
       {'name': 'models_to_remove', 'type': 'text_list', 'default': [],

@@ -31,6 +31,7 @@
 {%- set copies_from = earliest_event - modules.datetime.timedelta(days=session_vars.days_late_allowed) %}
 {%- set sessions_from = copies_from - modules.datetime.timedelta(days=session_vars.max_session_days) %}
 {%- set lifecycle = ref('spark_incremental_base_sessions_lifecycle_manifest') %}
+{%- set across_runs = has_new_events and spark_incremental.get_config_var('dedupe_across_runs') %}
 {%- set columns = [] %}
 {%- for column in session_vars.event_columns if column | lower not in ['session_identifier', 'user_identifier'] %}
 {%- do columns.append(column) %}
@@ -80,7 +81,7 @@ earlier_copies as (
         {{ session_timestamp }} as session_tstamp
     from {{ events }}
     where
-        {{ 'true' if has_new_events else 'false' }}
+        {{ 'true' if across_runs else 'false' }}
         and {{ spark_incremental.events_window_filter(copies_from, limits.lower_limit) }}
         and {{ session_timestamp }} < {{ spark_incremental._ts_literal(limits.lower_limit) }}
         and {{ spark_incremental._session_event_filter(session_vars) }}
