@@ -17,7 +17,7 @@ import datetime as dt
 from tests.harness.dbt import DbtProject, DbtResult
 from tests.harness.sql import SparkSql
 from tests.test_changes import SALES, SOURCES_YML, d
-from tests.test_intervals import EVENTS, events_rows
+from tests.test_intervals import DAILY_EVENTS, EVENTS, events_rows
 from tests.test_intervals import SOURCES_YML as INTERVAL_SOURCES_YML
 from tests.test_managed_incremental import COLS, D, leftovers, model_sql, rows, said
 
@@ -32,27 +32,6 @@ with
 final as (
     select sale_id, product, amount, date
     from {{ source('shop', 'sales') }}
-)
-
-select * from final
-"""
-
-DAILY = """{{ config(
-    materialized='managed_incremental',
-    time_column='ds', start='2024-01-01', interval_unit='day', cron='0 6 * * *', batch_size=1,
-    partition_by='ds',
-) }}
-
-with
-
-final as (
-    select
-        ds,
-        count(*) as event_count,
-        sum(value) as value_sum
-    from {{ source('tracking', 'events') }}
-    where ds between {{ spark_incremental.start_ds() }} and {{ spark_incremental.end_ds() }}
-    group by ds
 )
 
 select * from final
@@ -87,7 +66,7 @@ def test_a_kill_at_each_step_is_finished_by_the_next_run(make_project, spark_sql
     project.write_model("write_layer/upsert", model_sql({"unique_key": "id", "partition_by": "ds"},
                                                         f"select * from {batch}"))
     project.write_model("write_layer/facts", FACTS)
-    project.write_model("write_layer/daily", DAILY)
+    project.write_model("write_layer/daily", DAILY_EVENTS)  # daily batches, monthly partitions
     upserted: dict[int, tuple] = {}
 
     def load_batch(new: list[tuple]) -> None:

@@ -16,8 +16,8 @@
     table, checks _managed_apply_is_for and runs step 2 again. Fault points for the tests
     (spark_incremental__fail_at): after_stage, before_overwrite, after_write. -#}
 {% macro _managed_stage(target, columns, body_sql) -%}
+  {#- no leftover to drop: _managed_recover ran before the plan -#}
   {%- set stage = spark_incremental._managed_sibling(target, '__si_stage') -%}
-  {%- do adapter.drop_relation(stage) -%}
   {%- set create_sql -%}
 create table {{ stage }}
 using parquet
