@@ -30,6 +30,9 @@ Scenarios (session ids are readable, on purpose):
 - ``multi-1`` .. ``multi-4``: one user, four sessions; ``multi-1`` and ``multi-2`` start
   before the user is identified (null ``domain_userid``), ``multi-2`` spans a run and
   midnight, so its user is known only from the second run on (sticky user id).
+- ``id-reused``: a short session on 01-02 whose id gets one more event on 01-12, more than
+  ``MAX_SESSION_DAYS + DAYS_LATE_ALLOWED`` after it started: beyond the cap, so the session
+  is capped and quarantined (its first three events kept), in one run as across runs.
 - ``internal-test``: an app excluded by ``spark_incremental__app_ids``.
 - ``null-dvce``: some events without ``dvce_sent_tstamp`` (dropped by default).
 - events without a session id (server-side webhooks): dropped.
@@ -346,8 +349,16 @@ def _scenarios(b: _Builder) -> None:
         load_tstamp=normal_load_time(d(2021, 1, 12, 10, 1)),
     ))
 
+    # a session id that comes back ten days after its session (more than max_session_days +
+    # days_late_allowed): the late event is beyond the cap, so the session is capped and
+    # quarantined, and the run that sees it must find the session's row although it
+    # started long before that run's window
+    b.session("id-reused", d(2021, 1, 2, 12, 0), _every(5, 3, ["page_view", "page_ping", "page_view"]),
+              user="u-reused")
+    b.event("id-reused", 3, "page_view", d(2021, 1, 12, 10, 0), user="u-reused")
+
     b.scenarios |= {
-        "bot-crawler", "long-tab", "late-inside", "late-inside-midnight", "late-outside",
+        "id-reused", "bot-crawler", "long-tab", "late-inside", "late-inside-midnight", "late-outside",
         "late-outside-partial", "mobile-offline", "mobile-too-late-sent", "dup-exact",
         "dup-retry", "dup-reloaded", "multi-1", "multi-2", "multi-3", "multi-4",
         "internal-test", "null-dvce", "dup-cross-1", "dup-cross-2",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import time
 
 from tests.harness.dbt import DbtProject
 from tests.harness.sql import SparkSql, _sort_key
@@ -22,7 +23,8 @@ sources:
           event_time: ds
 """
 
-# daily intervals, monthly partitions; fails on purpose on var('fail_day')
+# daily intervals, monthly partitions; fails on purpose on var('fail_day') in a one-day batch
+# (not in the query that first looks for the intervals holding rows, bound to the whole range)
 DAILY_EVENTS = """{{ config(
     materialized='managed_incremental',
     time_column='ds', start='2024-01-01', interval_unit='day', cron='0 6 * * *', batch_size=1,
@@ -36,7 +38,11 @@ events as (
     from {{ source('tracking', 'events') }}
     where
         ds between {{ spark_incremental.start_ds() }} and {{ spark_incremental.end_ds() }}
-        and assert_true(ds != date'{{ var("fail_day", "1900-01-01") }}', 'failing on purpose') is null
+        and assert_true(
+            ds != date'{{ var("fail_day", "1900-01-01") }}'
+            or {{ spark_incremental.start_ds() }} != {{ spark_incremental.end_ds() }},
+            'failing on purpose'
+        ) is null
 ),
 
 final as (
@@ -170,6 +176,61 @@ def test_batches_gaps_restatement_and_coarse_partitions(make_project, spark_sql:
     assert table(spark_sql, f"{schema}.daily_events") == reference(spark_sql, schema, "2024-01-05")
     assert done_intervals(spark_sql, schema, "daily_events") == [["2024-01-01 00:00:00", "2024-01-05 00:00:00"]]
     assert spark_sql.query(f"show partitions {schema}.daily_events") == [("month=2024-01-01",)]
+
+
+def _pkg_line(lines: list[str], text: str) -> str:
+    found = [line for line in lines if text in line]
+    assert len(found) == 1, (text, lines)
+    return found[0]
+
+
+def test_empty_intervals_cost_no_batch(make_project, spark_sql: SparkSql) -> None:
+    """A clock far ahead of sparse data: one query finds the intervals that hold rows, only
+    those get a batch, the empty ones are recorded done at once. An interval whose source
+    rows were removed still holds target rows: restated, it is rewritten (emptied)."""
+    project: DbtProject = make_project()
+    schema = project.schema
+    project.write_model("intervals_test/sources.yml", SOURCES_YML)
+    project.write_model("intervals_test/daily_events", DAILY_EVENTS)
+    days = {"2024-01-05": 2, "2024-03-10": 3, "2024-06-30": 4}
+    spark_sql.create_table(f"{schema}.events", EVENTS, events_rows(days))
+
+    # 200 ready days, [2024-01-01, 2024-07-19); 3 hold rows
+    started = time.monotonic()
+    result = project.run("run", "-s", "daily_events", vars={"spark_incremental__now": "2024-07-19 07:00:00"})
+    catch_up_s = time.monotonic() - started
+    lines = result.pkg_lines()
+    _pkg_line(lines, "daily_events: 3 of 200 intervals hold rows; 197 empty intervals recorded done without a batch")
+    batches = [line.split(": ", 2)[2].split(" (")[0] for line in lines if "daily_events: interval batch" in line]
+    assert batches == [
+        "interval batch 1/3: [2024-01-05 00:00:00, 2024-01-06 00:00:00)",
+        "interval batch 2/3: [2024-03-10 00:00:00, 2024-03-11 00:00:00)",
+        "interval batch 3/3: [2024-06-30 00:00:00, 2024-07-01 00:00:00)",
+    ], lines
+    assert done_intervals(spark_sql, schema, "daily_events") == [["2024-01-01 00:00:00", "2024-07-19 00:00:00"]]
+    assert table(spark_sql, f"{schema}.daily_events") == reference(spark_sql, schema, "2024-07-19")
+    assert len(table(spark_sql, f"{schema}.daily_events")) == 3
+
+    # 2024-03-10's source rows are removed, and March restated: the target still holds a
+    # row for that day, so its batch runs and removes it; March's other days are empty
+    spark_sql.create_table(f"{schema}.events", EVENTS,
+                           events_rows({day: n for day, n in days.items() if day != "2024-03-10"}))
+    restate = {"model": "daily_events", "start": "2024-03-01", "end": "2024-04-01"}
+    result = project.run("run", "-s", "daily_events",
+                         vars={"spark_incremental__now": "2024-07-19 07:00:00", "spark_incremental__restate": restate})
+    lines = result.pkg_lines()
+    _pkg_line(lines, "daily_events: 1 of 31 intervals hold rows; 30 empty intervals recorded done without a batch")
+    _pkg_line(lines, "daily_events: interval batch 1/1: [2024-03-10 00:00:00, 2024-03-11 00:00:00) (0 rows in, 1 out")
+    assert done_intervals(spark_sql, schema, "daily_events") == [["2024-01-01 00:00:00", "2024-07-19 00:00:00"]]
+    assert table(spark_sql, f"{schema}.daily_events") == reference(spark_sql, schema, "2024-07-19")
+    assert [row[0] for row in table(spark_sql, f"{schema}.daily_events")] == [d("2024-01-05"), d("2024-06-30")]
+
+    # a full rebuild gives the same table
+    result = project.run("run", "-s", "daily_events", "--full-refresh",
+                         vars={"spark_incremental__now": "2024-07-19 07:00:00"})
+    _pkg_line(result.pkg_lines(), "daily_events: 2 of 200 intervals hold rows; 198 empty intervals recorded done")
+    assert table(spark_sql, f"{schema}.daily_events") == reference(spark_sql, schema, "2024-07-19")
+    print(f"\nempty intervals: catch-up of 200 daily intervals (3 with rows) in {catch_up_s:.1f} s")
 
 
 BAD_MODELS = {

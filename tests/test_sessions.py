@@ -40,6 +40,7 @@ SESSIONS_MISSING_INCREMENTALLY = {"late-outside"}
 SESSIONS_CHANGED_INCREMENTALLY = {"late-outside-partial"}
 
 BOT = "bot-crawler"
+REUSED = "id-reused"  # a session id seen again ten days after its session
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -211,13 +212,18 @@ def test_incremental_batches_equal_one_full_run(
         same = {k for k in inc_row if k not in {"page_view_in_session_index", "page_views_in_session"}}
         assert {k: inc_row[k] for k in same} == {k: full_row[k] for k in same}
 
-    # quarantine: the bot, and only the bot, in both; processed up to its cap
+    # quarantine: the bot and the reused session id, and only them, in both; processed up
+    # to their cap. The reused id's last event came ten days after its start, long before
+    # the window of the run that saw it: that run found the session's row all the same
     for project in (incremental, full):
         quarantined = spark_sql.query_dicts(
             f"select * from {project.relation('spark_incremental_base_quarantined_sessions')}")
-        assert [q["session_identifier"] for q in quarantined] == [BOT]
-        assert quarantined[0]["end_tstamp"] - quarantined[0]["start_tstamp"] == timedelta(days=3)
+        assert sorted(q["session_identifier"] for q in quarantined) == sorted([BOT, REUSED])
+        for q in quarantined:
+            assert q["end_tstamp"] - q["start_tstamp"] == timedelta(days=3), q
         _assert_consistent(spark_sql, project)
+    assert inc_sessions[REUSED]["event_count"] == 3
+    assert inc_sessions[REUSED]["end_tstamp"] == datetime(2021, 1, 2, 12, 10)
     assert inc_sessions[BOT]["event_count"] == 3 * 48 + 1
     assert inc_sessions[BOT]["end_tstamp"] == datetime(2021, 1, 5, 3, 0)
 

@@ -36,3 +36,13 @@
   {%- set floor = spark_incremental._interval_floor(dt, unit) -%}
   {{- return(floor if floor == dt else spark_incremental._interval_add(floor, unit, 1)) -}}
 {%- endmacro %}
+
+
+{#- How many units lie in [start, end) (both on unit boundaries). -#}
+{% macro _interval_count(start, end, unit) -%}
+  {%- if unit == 'month' -%}
+    {{- return((end.year * 12 + end.month) - (start.year * 12 + start.month)) -}}
+  {%- endif -%}
+  {%- set seconds = {'minute': 60, 'hour': 3600, 'day': 86400, 'week': 604800}[unit] -%}
+  {{- return(((end - start).total_seconds() // seconds) | int) -}}
+{%- endmacro %}
