@@ -214,3 +214,25 @@ def test_tests_check_only_the_rows_the_run_wrote(
         f"select count(*) from {project.relation('spark_incremental_base_sessions_this_run')}") == 0
     assert _test_statuses(noop) == {"sessions": "pass", "page_views": "pass",
                                     "orders_appended": "pass", "orders_daily": "fail"}
+
+
+def test_a_model_without_a_slice_stops_its_test(make_project: Callable[..., DbtProject]) -> None:
+    """The token on a model the package keeps no slice for is an error naming it."""
+    project = make_project(**BASE_VARS)
+    project.write_file("dbt_project.yml", project.read_file("dbt_project.yml") + DISPATCH)
+    project.write_model("plain/plain_table", "{{ config(materialized='table') }}\n\nselect 1 as id\n")
+    project.write_model("plain/plain.yml", f"""
+version: 2
+models:
+  - name: plain_table
+    columns:
+      - name: id
+        data_tests:
+          - not_null:
+              config:
+                where: "{TOKEN}"
+""")
+    result = project.run("build", "--select", "plain_table", expect_success=False)
+    assert result.statuses["plain_table"] == "success"
+    assert any("model 'plain_table' (materialized 'table') has no recorded slice" in line
+               for line in result.lines), result.tail(20)
