@@ -1,7 +1,8 @@
 """Tests on a run's slice (issue 19, part 3): dbt tests whose `where` is the token
 ``__spark_incremental_run_slice__`` check only the rows the tested model's last run
 wrote (spark_incremental.run_slice_predicate, put in place by the package's
-get_where_subquery once the project's dispatch config lists the package).
+run_slice_where_subquery, which the project's own get_where_subquery calls: the opt-in
+the README shows; the package overrides none of dbt's macros).
 
 One project: the integration project's derived models (sessions, page_views: fed by the
 events pipeline) and two managed_incremental models on a plain source table (append_only
@@ -27,10 +28,10 @@ BASE_VARS: dict[str, Any] = {
     "spark_incremental__app_ids": gen.APP_IDS,
 }
 
-DISPATCH = """
-dispatch:
-  - macro_namespace: dbt
-    search_order: ['spark_incremental_integration_tests', 'spark_incremental', 'dbt']
+# the project's one-macro opt-in (README, "Testing only what a run wrote")
+WHERE_OPT_IN = """{% macro get_where_subquery(relation) -%}
+  {{ return(spark_incremental.run_slice_where_subquery(relation)) }}
+{%- endmacro %}
 """
 
 TOKEN = "__spark_incremental_run_slice__"
@@ -164,7 +165,7 @@ def test_tests_check_only_the_rows_the_run_wrote(
 ) -> None:
     data = gen.generate()
     project = make_project(**BASE_VARS)
-    project.write_file("dbt_project.yml", project.read_file("dbt_project.yml") + DISPATCH)
+    project.write_file("macros/get_where_subquery.sql", WHERE_OPT_IN)
     project.write_model("derived/derived.yml", DERIVED_YML)
     project.write_model("orders/orders.yml", ORDERS_YML)
     project.write_model("orders/orders_appended", ORDERS_APPENDED)
@@ -219,7 +220,7 @@ def test_tests_check_only_the_rows_the_run_wrote(
 def test_a_model_without_a_slice_stops_its_test(make_project: Callable[..., DbtProject]) -> None:
     """The token on a model the package keeps no slice for is an error naming it."""
     project = make_project(**BASE_VARS)
-    project.write_file("dbt_project.yml", project.read_file("dbt_project.yml") + DISPATCH)
+    project.write_file("macros/get_where_subquery.sql", WHERE_OPT_IN)
     project.write_model("plain/plain_table", "{{ config(materialized='table') }}\n\nselect 1 as id\n")
     project.write_model("plain/plain.yml", f"""
 version: 2
