@@ -7,8 +7,23 @@
 
 
 {% macro default__refresh_plan(model_node) -%}
+  {%- set found = spark_incremental._refresh_plan_found(model_node) -%}
+  {%- if found.computed is not none -%}
+    {%- do spark_incremental._log_refresh_plan(spark_incremental._format_refresh_plan(found.changes, [found.computed])) -%}
+    {%- do spark_incremental._record_refresh_plan([found.computed]) -%}
+  {%- endif -%}
+  {{- return(found.plan) -}}
+{%- endmacro %}
+
+
+{#- The refresh plan of a model, reading only: {plan (none when no described change
+    reaches the model), computed (the plan when it was computed now, not read from this
+    invocation's record: refresh_plan logs and records it), changes}. The plan preview
+    (spark_incremental.plan) uses it as it is. -#}
+{% macro _refresh_plan_found(model_node) -%}
+  {%- set found = {'plan': none, 'computed': none, 'changes': none} -%}
   {%- if not spark_incremental._can_query() or spark_incremental._raw_changes() | length == 0 -%}
-    {{- return(none) -}}
+    {{- return(found) -}}
   {%- endif -%}
   {%- set node = graph.nodes.get(model_node.unique_id) or model_node -%}
   {%- set upstream = spark_incremental._upstream_ids(node) -%}
@@ -19,17 +34,15 @@
     {%- endif -%}
   {%- endfor -%}
   {%- if reached | length == 0 -%}
-    {{- return(none) -}}
+    {{- return(found) -}}
   {%- endif -%}
   {%- set recorded = spark_incremental._recorded_refresh_plan(node.name) -%}
   {%- if recorded is not none -%}
-    {{- return(recorded) -}}
+    {%- do found.update({'plan': recorded}) -%}
+    {{- return(found) -}}
   {%- endif -%}
   {%- set changes = spark_incremental.get_changes() -%}
   {%- set plan = spark_incremental._refresh_plan_for_node(node, changes) -%}
-  {%- if plan is not none -%}
-    {%- do spark_incremental._log_refresh_plan(spark_incremental._format_refresh_plan(changes, [plan])) -%}
-    {%- do spark_incremental._record_refresh_plan([plan]) -%}
-  {%- endif -%}
-  {{- return(plan) -}}
+  {%- do found.update({'plan': plan, 'computed': plan, 'changes': changes}) -%}
+  {{- return(found) -}}
 {%- endmacro %}

@@ -66,6 +66,8 @@
        'meaning': 'a YAML file of change descriptions, friendlier in an orchestrator'},
       {'name': 'log_plan', 'type': 'boolean', 'default': false,
        'meaning': 'log the refresh plan at info level (debug otherwise)'},
+      {'name': 'plan_format', 'type': 'enum', 'default': 'text', 'allowed': ['text', 'json'],
+       'meaning': '`spark_incremental.plan` output: `text` (a table), or `json`: also one line `spark_incremental plan json: {...}` for orchestrators'},
       {'name': 'restate', 'type': 'restate', 'default': none, 'nullable': true,
        'meaning': '`{model, start, end}` or a list of those: intervals to reprocess even if done'},
       {'name': 'target_partition_rows', 'type': 'integer', 'default': 1000000, 'minimum': 1,

@@ -16,18 +16,30 @@
   {%- set name = model_name or this.name -%}
   {%- set limits = spark_incremental.return_limits_from_model(
       spark_incremental._relation_for_model('spark_incremental_base_new_event_limits')) -%}
+  {%- set reason = spark_incremental._no_new_events_reason(limits, name) -%}
+  {%- if reason is not none and not limits.nothing_new -%}
+    {#- (an empty window: get_run_limits logged it once) -#}
+    {%- do spark_incremental._log(reason) -%}
+  {%- endif -%}
+  {{- return(reason is none) -}}
+{%- endmacro %}
+
+
+{#- Why a run with these limits brings model `name` nothing new, or none when it brings it
+    something: the rule of is_run_with_new_events, as a pure function of the run limits
+    ({upper_limit, nothing_new, last_success_by_model}), so the plan preview
+    (spark_incremental.plan) decides it the same way before the run. -#}
+{% macro _no_new_events_reason(limits, name) -%}
   {%- if limits.nothing_new -%}
-    {#- get_run_limits logged it once: every model skips its work -#}
-    {{- return(false) -}}
+    {{- return('no event since the last run: every model skips its work') -}}
   {%- endif -%}
   {#- the limits model recorded every tracked model's last_success (one tiny query,
       not a read of the manifest log) -#}
   {%- set last_success = limits.last_success_by_model.get(name) -%}
   {%- if last_success is not none and last_success >= limits.upper_limit -%}
-    {%- do spark_incremental._log(name ~ " has processed up to '" ~ spark_incremental._ts_text(last_success)
+    {{- return(name ~ " has processed up to '" ~ spark_incremental._ts_text(last_success)
         ~ "', past this run's upper limit '" ~ spark_incremental._ts_text(limits.upper_limit)
-        ~ "': no new events for it, its work is skipped") -%}
-    {{- return(false) -}}
+        ~ "': no new events for it, its work is skipped") -}}
   {%- endif -%}
-  {{- return(true) -}}
+  {{- return(none) -}}
 {%- endmacro %}

@@ -240,9 +240,11 @@
 {#- The plan of a managed node as _managed_run_plan computes it (the one function; show_state
     calls it for every managed model, reading only). target: the node's relation.
     recover: repair leftovers first (a run); full_refresh: this run's --full-refresh for
-    the node; preview: not in a run (show_state), so the run limits of the last run do
-    not decide skip_without_new_events. -#}
-{% macro _managed_plan_for_node(node, target, recover, full_refresh, preview=false) -%}
+    the node; preview: not in a run (show_state, plan): nothing is written (the refresh
+    plan is computed, not recorded) and the run limits of the last run do not decide
+    skip_without_new_events; limits: with preview, the next run's limits (get_run_limits)
+    decide it instead (the plan preview, spark_incremental.plan). -#}
+{% macro _managed_plan_for_node(node, target, recover, full_refresh, preview=false, limits=none) -%}
   {%- set cfg = spark_incremental._managed_config(node) -%}
   {%- set recovered = spark_incremental._managed_recover(target) if recover else [] -%}
   {%- set existing = spark_incremental._managed_exists(target) -%}
@@ -256,9 +258,10 @@
       'full_refresh': full_refresh,
       'target_exists': existing is not none,
       'target_is_table': existing is not none and not existing.is_view,
-      'change_plan': spark_incremental.refresh_plan(node),
-      'no_new_events': cfg.skip_without_new_events and not preview
-          and not spark_incremental.is_run_with_new_events(cfg.model),
+      'change_plan': spark_incremental._refresh_plan_found(node).plan if preview else spark_incremental.refresh_plan(node),
+      'no_new_events': cfg.skip_without_new_events and (
+          (spark_incremental._no_new_events_reason(limits, cfg.model) is not none) if (preview and limits is not none)
+          else (not preview and not spark_incremental.is_run_with_new_events(cfg.model))),
   } -%}
   {%- set plan = spark_incremental._managed_plan(cfg, state, now, run_flags) -%}
   {%- if plan.action == 'append' and state is not none and run_flags.target_is_table -%}

@@ -1,0 +1,168 @@
+"""``dbt run-operation spark_incremental.plan``: what the next run will do and read.
+
+On the benchmark's events table partitioned by ``event_date`` (6 days, 24 files a day),
+through a first run (state 1) and a standard run (state 4), with another run's live lock
+in the manifest log for the second plan:
+* the plan writes nothing (the schema's tables, their files and the manifest log are the
+  same before and after) and does not wait for the lock;
+* its actions are the ones the following ``dbt run`` logs (state, window; each
+  managed_incremental model's planned action);
+* its events input (the window's scan) has the partitions, files and bytes that Spark's
+  own scan metrics show for that run's window scan, and its estimated rows are within
+  10% of the rows that scan read.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from typing import Any, Callable
+
+import pytest
+
+from benchmarks import generate
+from benchmarks.generate import EventsSpec
+from benchmarks.metrics import ScanRead, SqlMetrics, split_dbt_comment
+from tests.harness.dbt import DbtProject, DbtResult
+from tests.harness.sql import SparkSql
+from tests.test_lock import _write_lock_rows
+
+DAYS = 6
+WINDOW_MODEL = "spark_incremental_base_events_in_window"
+JSON_PREFIX = "spark_incremental plan json: "
+
+
+@pytest.fixture
+def partitioned(make_project: Callable[..., DbtProject], spark_sql: SparkSql, spark_server: Any) -> dict[str, Any]:
+    project = make_project(
+        spark_incremental__events_partition_column=generate.PARTITION_COLUMN,
+        spark_incremental__start_date="2024-01-01",
+        spark_incremental__backfill_limit_days=2,
+    )
+    spec = EventsSpec(schema=project.schema, table="events", events_per_day=300,
+                      files_per_day=24, long_sessions_from_day=2, long_session_share=0.05)
+    generate.create_table(spark_sql, spec, replace=True)
+    generate.load_days(spark_sql, spec, 0, DAYS - 1)
+    return {"project": project, "spec": spec, "probe": SqlMetrics(spark_server.ui_url)}
+
+
+def _plan(project: DbtProject) -> tuple[DbtResult, dict[str, Any]]:
+    result = project.run("run-operation", "spark_incremental.plan",
+                         vars={"spark_incremental__plan_format": "json"})
+    lines = [line.split(JSON_PREFIX, 1)[1] for line in result.lines if JSON_PREFIX in line]
+    assert len(lines) == 1, result.text()
+    return result, json.loads(lines[0])
+
+
+def _snapshot(spark_sql: SparkSql, schema: str) -> dict[str, Any]:
+    """Every table of the schema with its files (path, size, modification time), and the
+    manifest log's rows: what a write of any kind would change."""
+    spark_sql.reconnect()  # no cached listing
+    views = {str(row[1]) for row in spark_sql.query(f"show views in {schema}")}
+    tables = sorted(str(row[1]) for row in spark_sql.query(f"show tables in {schema}"))
+    files: dict[str, list[tuple]] = {}
+    for table in tables:
+        if table in views:
+            continue
+        files[table] = sorted(tuple(row) for row in spark_sql.query(
+            f"select _metadata.file_path, _metadata.file_size, _metadata.file_modification_time "
+            f"from {schema}.{table} group by all"))
+    log = sorted(tuple(map(str, row)) for row in spark_sql.query(
+        f"select * from {schema}.spark_incremental_manifest_log")) if "spark_incremental_manifest_log" in tables else []
+    return {"tables": tables, "files": files, "log": log}
+
+
+def _window_scans(probe: SqlMetrics, mark: int, spec: EventsSpec) -> list[ScanRead]:
+    """The scans of the events table made by the window model's statements."""
+    reads = probe.reads_since(mark, spec.schema, spec.table)
+    by_id = {int(e["id"]): e for e in probe.executions()}
+    scans = []
+    for scan in reads.scan_details:
+        detail = probe.execution(scan.execution_id)
+        root = detail.get("rootExecutionId")
+        root = scan.execution_id if root is None else int(root)
+        who, _ = split_dbt_comment(str(by_id.get(root, by_id[scan.execution_id]).get("description", "")))
+        if who.endswith("." + WINDOW_MODEL):
+            scans.append(scan)
+    return scans
+
+
+def _run_window(result: DbtResult) -> tuple[int, str, str]:
+    state = [line for line in result.pkg_lines() if re.search(r"\[state \d\]", line)]
+    window = [line for line in result.pkg_lines() if "processing data between" in line]
+    assert len(state) == 1 and len(window) == 1, result.pkg_lines()
+    lower, upper = re.findall(r"'([^']+)'", window[0])
+    return int(re.search(r"\[state (\d)\]", state[0]).group(1)), lower, upper  # type: ignore[union-attr]
+
+
+def _planned_actions(result: DbtResult) -> dict[str, str]:
+    """managed_incremental models' actions as the run's plan logged them (debug level)."""
+    found = {}
+    for line in result.debug_lines:
+        m = re.search(r"spark_incremental: (\w+): planned (\w+) ", line)
+        if m:
+            found[m.group(1)] = m.group(2)
+    return found
+
+
+def test_plan_writes_nothing_and_predicts_the_run_and_its_scan(
+        partitioned: dict[str, Any], spark_sql: SparkSql) -> None:
+    project, spec, probe = partitioned["project"], partitioned["spec"], partitioned["probe"]
+    for step in ("first run (state 1)", "standard run (state 4)"):
+        if step.startswith("standard"):
+            # another run holds the lock (alive: written a moment ago); the plan does not wait
+            _write_lock_rows(spark_sql, project, "other-run", "lock", [0.1])
+        before = _snapshot(spark_sql, project.schema)
+        started = time.monotonic()
+        result, plan = _plan(project)
+        elapsed = time.monotonic() - started
+        assert _snapshot(spark_sql, project.schema) == before, f"{step}: the plan wrote something"
+        assert not any("lock" in line.lower() and "wait" in line.lower() for line in result.pkg_lines()), step
+        if step.startswith("standard"):
+            _write_lock_rows(spark_sql, project, "other-run", "unlock", [0.0])
+        models = {entry["model"]: entry for entry in plan["models"]}
+        assert {WINDOW_MODEL, "sessions", "page_views"} <= set(models), plan
+        planned_input = models[WINDOW_MODEL]["inputs"][0]
+        assert planned_input["relation"] == f"{spec.schema}.{spec.table}"
+
+        mark = probe.mark()
+        run = project.run("run")
+
+        # the action: the run's state and window, and each managed model's planned action
+        state, lower, upper = _run_window(run)
+        limits = models["spark_incremental_base_new_event_limits"]
+        assert (limits["state"], limits["lower_limit"], limits["upper_limit"]) == (state, lower, upper), step
+        actions = _planned_actions(run)
+        for name in ("sessions", "page_views"):
+            assert models[name]["action"] == actions[name], f"{step}: {name}: {models[name]} vs {actions}"
+
+        # the cost: Spark's metrics of the window scan
+        scans = _window_scans(probe, mark, spec)
+        assert len(scans) == 1, f"{step}: {scans}"
+        scan = scans[0]
+        assert len(planned_input["partitions"]) == scan.partitions, (step, planned_input, scan)
+        assert all(p.startswith(generate.PARTITION_COLUMN + "=") for p in planned_input["partitions"])
+        assert planned_input["files"] == scan.files, (step, planned_input, scan)
+        # Spark's UI shows sizes rounded to one decimal of their unit
+        assert abs(planned_input["bytes"] - scan.bytes) <= 0.05 * _unit(scan.bytes) + 1, (step, planned_input, scan)
+        assert abs(planned_input["estimated_rows"] - scan.rows) <= 0.1 * scan.rows, (step, planned_input, scan)
+        # a full refresh reads the first window from start_date: at least as much as a standard run here
+        assert planned_input["full_refresh"]["files"] >= 1
+        assert plan["total"]["files"] >= planned_input["files"]
+        print(f"{step}: plan {elapsed:.1f} s; planned {planned_input['files']} files, {planned_input['bytes']} B,"
+              f" {planned_input['estimated_rows']} rows; Spark read {scan.files} files, {scan.bytes} B, {scan.rows} rows")
+
+
+def _unit(size: int) -> int:
+    unit = 1
+    while size >= unit * 1024:
+        unit *= 1024
+    return unit
+
+
+def test_plan_format_must_be_text_or_json(dbt_project: DbtProject) -> None:
+    result = dbt_project.run("run-operation", "spark_incremental.plan",
+                             vars={"spark_incremental__plan_format": "yaml"}, expect_success=False)
+    text = result.text() + str(result.exception)
+    assert "plan_format" in text and "yaml" in text and "text" in text and "json" in text, text
