@@ -15,10 +15,13 @@ Shape of the data (``events_per_day`` = N):
   events of sessions that started up to 3 days before (the lookback case). They stay
   under ``max_session_days`` = 3 days, so none is quarantined;
 * users come back: the user of a session is one of N/4 users, the same pool every day;
-* the events of a day are written in collector-time order, ``files_per_day`` files a day
-  (default 24: one file an hour, like an hourly loader), so Parquet's min/max statistics
-  of ``collector_tstamp`` let Spark skip the files outside a time window inside a day
-  partition. Timestamps are written as INT64 micros (INT96 has no statistics).
+* ``layout`` says how a day's events are spread over its ``files_per_day`` files (default
+  24). ``ordered``: in collector-time order, one file an hour (an hourly loader), so
+  Parquet's min/max statistics of ``collector_tstamp`` let Spark skip the files outside a
+  time window inside a day partition. ``unordered``: each file holds a hashed sample of
+  the whole day (as many loaders and compactions leave a table), so every file's
+  statistics span the day and only partition pruning helps. Timestamps are written as
+  INT64 micros (INT96 has no statistics) in both.
 """
 
 from __future__ import annotations
@@ -54,6 +57,7 @@ COLUMNS: dict[str, str] = {
 PARTITION_COLUMN = "event_date"
 SESSION_BLOCK = 16  # events per block; each block is split into two sessions
 MAX_SPREAD_DAYS = 3  # an event lands at most this many days after its session's base day
+LAYOUTS = ("ordered", "unordered")
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,7 @@ class EventsSpec:
     files_per_day: int = 24
     long_sessions_from_day: int | None = None  # day index; None: no long sessions at all
     long_session_share: float = 0.02
+    layout: str = "ordered"  # one of LAYOUTS
 
     @property
     def relation(self) -> str:
@@ -206,11 +211,24 @@ where event_date between date'{first}' and date'{last}'
 def load_days_sql(spec: EventsSpec, first_day: int, last_day: int) -> str:
     files = max(1, (last_day - first_day + 1) * spec.files_per_day)
     inner = select_sql(spec, first_day, last_day)
+    if spec.layout == "ordered":
+        return (
+            f"insert into {spec.relation} partition ({PARTITION_COLUMN})\n"
+            f"select /*+ REPARTITION_BY_RANGE({files}, collector_tstamp) */ *\n"
+            f"from ({inner}) as generated\n"
+            f"sort by collector_tstamp"
+        )
+    if spec.layout != "unordered":
+        raise ValueError(f"layout {spec.layout!r}: one of {', '.join(LAYOUTS)}")
+    # one task per (day, file): a range partitioning on the day and a hashed file number,
+    # so each file of a day gets a sample of all its hours, in no time order
+    bucket = f"pmod(xxhash64(event_id, 'file'), {spec.files_per_day})"
     return (
         f"insert into {spec.relation} partition ({PARTITION_COLUMN})\n"
-        f"select /*+ REPARTITION_BY_RANGE({files}, collector_tstamp) */ *\n"
-        f"from ({inner}) as generated\n"
-        f"sort by collector_tstamp"
+        f"select /*+ REPARTITION_BY_RANGE({files}, {PARTITION_COLUMN}, file_bucket) */ "
+        f"{', '.join(COLUMNS)}\n"
+        f"from (select *, {bucket} as file_bucket from ({inner}) as generated) as bucketed\n"
+        f"sort by file_bucket, event_id"
     )
 
 
@@ -247,6 +265,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--files-per-day", type=int, default=24)
     parser.add_argument("--long-sessions-from-day", type=int, default=None)
+    parser.add_argument("--layout", choices=LAYOUTS, default="ordered")
     parser.add_argument("--replace", action="store_true", help="drop the table first")
     args = parser.parse_args(argv)
 
@@ -255,7 +274,7 @@ def main(argv: list[str] | None = None) -> None:
     spec = EventsSpec(schema=args.schema, table=args.table, start_date=args.start_date,
                       events_per_day=args.events_per_day, seed=args.seed,
                       files_per_day=args.files_per_day,
-                      long_sessions_from_day=args.long_sessions_from_day)
+                      long_sessions_from_day=args.long_sessions_from_day, layout=args.layout)
     with SparkSql(args.host, args.port) as sql:
         create_table(sql, spec, replace=args.replace)
         t0 = time.monotonic()

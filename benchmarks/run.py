@@ -20,15 +20,18 @@ Rows and files read from the events table come from the Spark driver's SQL metri
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime as dt
 import json
 import os
 import platform
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,7 +56,12 @@ TARGETS = {
     "refresh_ratio": ("full refresh rows read ÷ incremental rows read (largest history)", 20.0, "ge"),
     "noop_ratio": ("package no-op wall ÷ one-model dbt run wall", 2.0, "le"),
     "microbatch_ratio": ("incremental wall ÷ microbatch wall (same new day, largest history)", 1.5, "le"),
+    "partition_ratio": ("rows read by an incremental run ÷ rows of the events partitions that hold the needed rows",
+                        1.1, "le"),
+    "noop_read_share": ("rows of events a no-op run reads ÷ one day's events (largest history)", 0.01, "le"),
 }
+# targets that hold only where a day's files are in time order (statistics skip files)
+ORDERED_ONLY = {"read_ratio"}
 
 
 class BenchError(RuntimeError):
@@ -78,9 +86,11 @@ class Invocation:
 class CaseResult:
     case: str
     history_days: int
+    layout: str = "ordered"
     runs: list[Invocation] = field(default_factory=list)
     warmups: list[Invocation] = field(default_factory=list)
     needed: dict[str, int] | None = None  # rows in window / rows of reprocessed sessions
+    #                                       / rows of the partitions that hold them
     work_s: float | None = None
 
     @property
@@ -107,10 +117,24 @@ class CaseResult:
             return None
         return self.median_read("rows") / need
 
+    @property
+    def partition_rows(self) -> int | None:
+        return None if self.needed is None else self.needed.get("partition_rows")
+
+    @property
+    def partition_ratio(self) -> float | None:
+        rows = self.partition_rows
+        return self.median_read("rows") / rows if rows else None
+
+    @property
+    def label(self) -> str:
+        return f"{self.case} @{self.history_days}d {self.layout}"
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "case": self.case,
             "history_days": self.history_days,
+            "layout": self.layout,
             "wall_s": {"median": self.wall, "min": min(self.walls), "max": max(self.walls),
                        "all": self.walls},
             "work_s": self.work_s,
@@ -123,6 +147,7 @@ class CaseResult:
             "executions": self.median_read("executions"),
             "needed": self.needed,
             "read_ratio": self.read_ratio,
+            "partition_ratio": self.partition_ratio,
             "runs": [r.__dict__ for r in self.runs],
             "warmups": [{"wall_s": r.wall_s, "args": r.args} for r in self.warmups],
         }
@@ -167,6 +192,7 @@ class Bench:
             seed=args.seed,
             files_per_day=args.files_per_day,
             long_sessions_from_day=args.days + 1,
+            layout=args.layouts[0],
         )
         self.vars = {
             "spark_incremental__events_schema": self.spec.schema,
@@ -188,6 +214,7 @@ class Bench:
             self.package_source = self._freeze_package(workdir / "package")
         self.snapshot_schema = f"{self.prefix}_snap"
         self.results: list[CaseResult] = []
+        self.microbatch_checks: list[dict[str, Any]] = []
         self.setup_runs: list[dict[str, Any]] = []
         self.loaded_to = -1  # last day index loaded into the events table
         self.dbt_log = workdir / "dbt_invocations.log"
@@ -323,7 +350,7 @@ class Bench:
     def measure(self, case: str, history: int, args: tuple[str, ...],
                 before: Callable[[], None] | None = None, warmups: int | None = None,
                 events_reads: bool = True) -> CaseResult:
-        result = CaseResult(case, history)
+        result = CaseResult(case, history, self.spec.layout)
         warmups = self.args.warmups if warmups is None else warmups
         for i in range(warmups + self.args.repeats):
             if before is not None:
@@ -363,14 +390,78 @@ class Bench:
             {sessions}
             where e.event_date >= date_sub(to_date(lim.lower_limit), 4)
         """)[0]
-        return {"window_rows": int(row[0] or 0), "session_rows_outside_window": int(row[1] or 0)}
+        # the rows of the day partitions that hold at least one needed row: what a reader
+        # that prunes partitions but cannot skip files inside one must read
+        parts = self.sql.query(f"""
+            with lim as (select lower_limit, upper_limit from {limits_rel}),
+            per_day as (
+                select
+                    e.event_date,
+                    count(*) as day_rows,
+                    count_if(e.{ts} between lim.lower_limit and lim.upper_limit
+                             or {in_session}) as needed_rows
+                from {events} e
+                cross join lim
+                {sessions}
+                where e.event_date >= date_sub(to_date(lim.lower_limit), 4)
+                group by e.event_date
+            )
+            select coalesce(sum(day_rows), 0) from per_day where needed_rows > 0
+        """)[0]
+        return {"window_rows": int(row[0] or 0), "session_rows_outside_window": int(row[1] or 0),
+                "partition_rows": int(parts[0] or 0)}
+
+    def check_microbatch(self, day: int) -> None:
+        """Like for like: the microbatch table's rows of the new day against the package's
+        sessions table (after its incremental run over the same day). Equal rows, every
+        column; the microbatch rows of sessions that began the day before (it cannot
+        sessionise across midnight) are counted apart; anything else is a difference."""
+        pkg, mb = self._relation("sessions"), self._relation(MICROBATCH_MODEL)
+        if not pkg or not mb:
+            return
+        cols = ("session_identifier", "user_identifier", "app_id", "start_tstamp", "end_tstamp",
+                "duration_seconds", "event_count", "page_view_count", "distinct_page_count",
+                "landing_page_url", "exit_page_url")
+        # a: the package's rows, b: microbatch's
+        on_pm = " and ".join(f"a.{c} <=> b.{c}" for c in cols)
+        d = self.spec.day(day).isoformat()
+        self.sql.reconnect()
+        row = self.sql.query(f"""
+            with p as (select * from {pkg} where start_date = '{d}'),
+            m as (select * from {mb} where start_date = date'{d}'),
+            earlier as (select session_identifier from {pkg} where start_date < '{d}'),
+            m_differing as (select * from m as b left anti join p as a on {on_pm})
+            select
+                (select count(*) from p),
+                (select count(*) from m),
+                (select count(*) from m as b left semi join p as a on {on_pm}),
+                (select count(*) from m_differing as x left semi join earlier as e
+                    on x.session_identifier = e.session_identifier),
+                (select count(*) from m_differing as x left anti join earlier as e
+                    on x.session_identifier = e.session_identifier),
+                (select count(*) from p as a left anti join m as b on {on_pm})
+        """)[0]
+        names = ("package_rows", "microbatch_rows", "equal_rows", "microbatch_rows_of_earlier_sessions",
+                 "microbatch_rows_differing", "package_rows_differing")
+        check = {"layout": self.spec.layout, "day": d, **{n: int(v or 0) for n, v in zip(names, row)}}
+        check["equal"] = check["microbatch_rows_differing"] == 0 and check["package_rows_differing"] == 0
+        self.microbatch_checks.append(check)
+        log(f"  microbatch vs package sessions of {d}: {check}")
 
     # ------------------------------------------------------------------ scenario
     def run(self) -> None:
+        """Every case on each layout of the events table in turn, each from scratch."""
+        for layout in self.args.layouts:
+            self.spec = dataclasses.replace(self.spec, layout=layout)
+            self.loaded_to = -1
+            self._run_layout()
+
+    def _run_layout(self) -> None:
         a = self.args
         spec = self.spec
-        log(f"events table {spec.relation}: {a.days} days x {a.events_per_day:,} events/day; "
-            f"levels {a.levels}; {a.warmups} warm-up + {a.repeats} repeats")
+        log(f"events table {spec.relation} ({spec.layout} files): {a.days} days x "
+            f"{a.events_per_day:,} events/day; levels {a.levels}; {a.warmups} warm-up + "
+            f"{a.repeats} repeats")
         self.sql.execute(f"drop schema if exists {self.prefix} cascade")
         self.sql.execute(f"drop schema if exists {self.snapshot_schema} cascade")
         generate.create_table(self.sql, spec, replace=True)
@@ -395,6 +486,8 @@ class Bench:
                 noop.needed = self.needed_rows()
             if "microbatch" in a.cases:
                 self.measure("microbatch", level, self.microbatch_run(level, level))
+                if "incremental" in a.cases:
+                    self.check_microbatch(level)
                 microbatch_to = level
             if "full-refresh" in a.cases:
                 # the heaviest case, and warm already (the runs above used the same models)
@@ -416,14 +509,18 @@ class Bench:
             self.snapshot_state()
             lb = self.measure("lookback", new_day, self.package_run(), before=self.restore_state)
             lb.needed = self.needed_rows()
-        self._work_times()
 
     def _work_times(self) -> None:
         """Work = wall − the fixed cost of the same tool: the package's no-op at the same
         history for package cases, microbatch's empty batch for microbatch."""
-        noops = {r.history_days: r.wall for r in self.results if r.case == "no-op"}
-        mb_noop = [r.wall for r in self.results if r.case == "microbatch no-op"]
-        for r in self.results:
+        for layout in self.args.layouts:
+            self._work_times_of([r for r in self.results if r.layout == layout])
+
+    @staticmethod
+    def _work_times_of(results: list[CaseResult]) -> None:
+        noops = {r.history_days: r.wall for r in results if r.case == "no-op"}
+        mb_noop = [r.wall for r in results if r.case == "microbatch no-op"]
+        for r in results:
             if r.case == "microbatch":
                 r.work_s = r.wall - mb_noop[-1] if mb_noop else None
             elif r.case in ("incremental", "full refresh", "lookback") and noops:
@@ -470,7 +567,20 @@ def machine_info(spark_version: str) -> dict[str, Any]:
     }
 
 
-def compute_targets(results: list[CaseResult]) -> dict[str, dict[str, Any]]:
+def compute_targets(results: list[CaseResult], events_per_day: int = 0) -> dict[str, dict[str, Any]]:
+    """The targets on each layout of the events table (keys 'name' for the first layout,
+    'name[layout]' for the others)."""
+    layouts = list(dict.fromkeys(r.layout for r in results))
+    out: dict[str, dict[str, Any]] = {}
+    for i, layout in enumerate(layouts):
+        part = _targets_of([r for r in results if r.layout == layout], events_per_day, layout)
+        for name, t in part.items():
+            t["layout"] = layout
+            out[name if i == 0 else f"{name}[{layout}]"] = t
+    return out
+
+
+def _targets_of(results: list[CaseResult], events_per_day: int, layout: str) -> dict[str, dict[str, Any]]:
     def find(case: str, level: int | None = None) -> CaseResult | None:
         rows = [r for r in results if r.case == case and (level is None or r.history_days == level)]
         return rows[-1] if rows else None
@@ -480,7 +590,10 @@ def compute_targets(results: list[CaseResult]) -> dict[str, dict[str, Any]]:
 
     def put(name: str, value: float | None, detail: str) -> None:
         desc, limit, how = TARGETS[name]
-        ok = None if value is None else (value <= limit if how == "le" else value >= limit)
+        if name in ORDERED_ONLY and layout != "ordered":
+            limit = None  # reported, not judged: statistics cannot skip unordered files
+        ok = None if value is None or limit is None else (
+            value <= limit if how == "le" else value >= limit)
         out[name] = {"target": desc, "value": value, "limit": limit, "how": how, "pass": ok,
                      "detail": detail}
 
@@ -490,6 +603,10 @@ def compute_targets(results: list[CaseResult]) -> dict[str, dict[str, Any]]:
         put("read_ratio", inc_top.read_ratio if inc_top else None,
             f"incremental @{top}d: {inc_top.median_read('rows'):,.0f} rows read / "
             f"{inc_top.rows_needed or 0:,} needed" if inc_top else "")
+        put("partition_ratio", inc_top.partition_ratio if inc_top else None,
+            f"incremental @{top}d: {inc_top.median_read('rows'):,.0f} rows read / "
+            f"{inc_top.partition_rows or 0:,} rows in the partitions of the needed rows"
+            if inc_top else "")
         if inc_top and inc_low and inc_top.work_s is not None and inc_low.work_s is not None \
                 and top != low:
             value = inc_top.work_s / inc_low.work_s if inc_low.work_s > 0 else None
@@ -513,6 +630,11 @@ def compute_targets(results: list[CaseResult]) -> dict[str, dict[str, Any]]:
         else:
             put("microbatch_ratio", None, "needs the microbatch case")
     noop = find("no-op", levels[-1]) if levels else find("no-op")
+    if noop and events_per_day:
+        put("noop_read_share", noop.median_read("rows") / events_per_day,
+            f"{noop.median_read('rows'):,.0f} rows / {events_per_day:,} a day @{noop.history_days}d")
+    else:
+        put("noop_read_share", None, "needs the no-op case")
     one = find("one-model dbt run")
     if noop and one:
         put("noop_ratio", noop.wall / one.wall, f"{noop.wall:.2f} s / {one.wall:.2f} s")
@@ -530,28 +652,36 @@ def _fmt_n(x: float | None) -> str:
 
 
 def results_table(results: list[CaseResult]) -> str:
-    head = ("| case | history (days) | wall median s | min | max | work s | Spark CPU s | load | rows read "
-            "| files read | partitions read | scans | rows needed | read ÷ needed |\n"
-            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    head = ("| layout | case | history (days) | wall median s | min | max | work s | Spark CPU s | load "
+            "| rows read | files read | partitions read | scans | rows needed | read ÷ needed "
+            "| partition rows | read ÷ partition rows |\n"
+            "| --- | --- |" + " ---: |" * 15)
     lines = [head]
     for r in results:
         lines.append(
-            f"| {r.case} | {r.history_days} | {_fmt_s(r.wall)} | {_fmt_s(min(r.walls))} | "
+            f"| {r.layout} | {r.case} | {r.history_days} | {_fmt_s(r.wall)} | {_fmt_s(min(r.walls))} | "
             f"{_fmt_s(max(r.walls))} | {_fmt_s(r.work_s)} | {_fmt_s(r.median_read('cpu_s'))} | "
             f"{statistics.median(x.load_avg for x in r.runs):.1f} | {_fmt_n(r.median_read('rows'))} | "
             f"{_fmt_n(r.median_read('files'))} | {_fmt_n(r.median_read('partitions'))} | "
             f"{_fmt_n(r.median_read('scans'))} | {_fmt_n(r.rows_needed)} | "
-            f"{'–' if r.read_ratio is None else f'{r.read_ratio:.2f}'} |")
+            f"{'–' if r.read_ratio is None else f'{r.read_ratio:.2f}'} | {_fmt_n(r.partition_rows)} | "
+            f"{'–' if r.partition_ratio is None else f'{r.partition_ratio:.2f}'} |")
     return "\n".join(lines)
 
 
 def targets_table(targets: dict[str, dict[str, Any]]) -> str:
-    lines = ["| target | value | limit | result | figures |", "| --- | ---: | ---: | --- | --- |"]
+    lines = ["| layout | target | value | limit | result | figures |",
+             "| --- | --- | ---: | ---: | --- | --- |"]
     for t in targets.values():
-        value = "–" if t["value"] is None else f"{t['value']:.2f}"
-        verdict = {True: "pass", False: "**miss**", None: "not measured"}[t["pass"]]
-        sign = "≤" if t["how"] == "le" else "≥"
-        lines.append(f"| {t['target']} | {value} | {sign} {t['limit']:g} | {verdict} | {t['detail']} |")
+        value = "–" if t["value"] is None else f"{t['value']:.3g}" if t["value"] < 0.1 else f"{t['value']:.2f}"
+        if t["limit"] is None:
+            verdict = "reported" if t["value"] is not None else "not measured"
+            limit = "–"
+        else:
+            verdict = {True: "pass", False: "**miss**", None: "not measured"}[t["pass"]]
+            limit = f"{'≤' if t['how'] == 'le' else '≥'} {t['limit']:g}"
+        lines.append(f"| {t.get('layout', '')} | {t['target']} | {value} | {limit} | {verdict} | "
+                     f"{t['detail']} |")
     return "\n".join(lines)
 
 
@@ -563,13 +693,14 @@ def model_timings(results: list[CaseResult]) -> str:
     top = max(r.history_days for r in cases if r.case != "lookback") if any(
         r.case != "lookback" for r in cases) else None
     chosen = [r for r in cases if r.history_days == top or r.case == "lookback"]
+    chosen.sort(key=lambda r: r.layout != cases[0].layout)
     nodes: list[str] = []
     for r in chosen:
         for run in r.runs:
             for uid in run.models:
                 if uid not in nodes:
                     nodes.append(uid)
-    head = "| node | " + " | ".join(f"{r.case} @{r.history_days}d" for r in chosen) + " |"
+    head = "| node | " + " | ".join(r.label for r in chosen) + " |"
     lines = [head, "| --- |" + " ---: |" * len(chosen)]
     for uid in nodes:
         cells = []
@@ -589,10 +720,10 @@ def _short(node: str) -> str:
     return node or "(dbt internals)"
 
 
-def node_breakdown(results: list[CaseResult], case: str) -> str:
+def node_breakdown(results: list[CaseResult], case: str, layout: str) -> str:
     """Round trips of one run of ``case`` (largest history), per dbt node, and the slowest
     statements: where the fixed cost and the reads come from."""
-    rs = [r for r in results if r.case == case]
+    rs = [r for r in results if r.case == case and r.layout == layout]
     if not rs or not rs[-1].runs:
         return ""
     run = rs[-1].runs[len(rs[-1].runs) // 2]
@@ -604,7 +735,7 @@ def node_breakdown(results: list[CaseResult], case: str) -> str:
         d["ms"] += st["ms"]
         d["rows"] += st["rows_read"]
     dbt_s = {_short(uid): t for uid, t in run.models.items()}
-    lines = [f"{case} @{rs[-1].history_days}d: {len(stmts)} Spark statements, "
+    lines = [f"{rs[-1].label}: {len(stmts)} Spark statements, "
              f"{sum(st['ms'] for st in stmts) / 1000:.2f} s of Spark time in a {run.wall_s:.2f} s "
              "invocation.", "",
              "| dbt node (or connection) | statements | Spark s | dbt s | events rows read |",
@@ -623,8 +754,11 @@ def node_breakdown(results: list[CaseResult], case: str) -> str:
 
 def table_reads(results: list[CaseResult]) -> str:
     """Rows read from every table by the package cases: what grows with history."""
-    chosen = [r for r in results if r.case in ("incremental", "no-op", "lookback")]
-    chosen += [r for r in results if r.case == "full refresh"][-1:]
+    chosen = []
+    for layout in dict.fromkeys(r.layout for r in results):
+        mine = [r for r in results if r.layout == layout]
+        chosen += [r for r in mine if r.case in ("incremental", "no-op", "lookback")]
+        chosen += [r for r in mine if r.case == "full refresh"][-1:]
     if not chosen:
         return ""
     tables: list[str] = []
@@ -633,7 +767,7 @@ def table_reads(results: list[CaseResult]) -> str:
             for t in run.reads.get("by_table", {}):
                 if t not in tables:
                     tables.append(t)
-    head = "| table | " + " | ".join(f"{r.case} @{r.history_days}d" for r in chosen) + " |"
+    head = "| table | " + " | ".join(r.label for r in chosen) + " |"
     lines = [head, "| --- |" + " ---: |" * len(chosen)]
     for t in sorted(tables):
         cells = []
@@ -653,16 +787,36 @@ def make_plot(results: list[CaseResult], path: Path) -> bool:
     except ImportError:
         log("matplotlib is not installed (pip install -r benchmarks/requirements.txt): no plot")
         return False
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
-    styles = {"incremental": "o-", "full refresh": "s-", "microbatch": "^-"}
-    for case, style in styles.items():
-        rs = sorted((r for r in results if r.case == case), key=lambda r: r.history_days)
-        if not rs:
-            continue
-        xs = [r.history_days for r in rs]
-        work = [r.work_s if r.work_s is not None else r.wall for r in rs]
-        ax1.plot(xs, work, style, label=case)
-        ax2.plot(xs, [max(1, r.median_read("rows")) for r in rs], style, label=case)
+    layouts = list(dict.fromkeys(r.layout for r in results))
+    dashes = {layout: ("-" if i == 0 else "--") for i, layout in enumerate(layouts)}
+    fig, (ax1, ax2, ax3) = plt.subplots(1, 3, figsize=(17, 4.8))
+    markers = {"incremental": "o", "full refresh": "s", "microbatch": "^"}
+    for layout in layouts:
+        for case, marker in markers.items():
+            rs = sorted((r for r in results if r.case == case and r.layout == layout),
+                        key=lambda r: r.history_days)
+            if not rs:
+                continue
+            xs = [r.history_days for r in rs]
+            work = [r.work_s if r.work_s is not None else r.wall for r in rs]
+            label = f"{case} ({layout})"
+            ax1.plot(xs, work, marker + dashes[layout], label=label)
+            ax2.plot(xs, [max(1, r.median_read("rows")) for r in rs], marker + dashes[layout], label=label)
+    # rows read per table by an incremental run: what grows with history
+    incs = [r for r in results if r.case == "incremental"]
+    tables = sorted({t for r in incs for run in r.runs for t in run.reads.get("by_table", {})
+                     if "__si_" not in t})
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for i, table in enumerate(tables):
+        for layout in layouts:
+            rs = sorted((r for r in incs if r.layout == layout), key=lambda r: r.history_days)
+            ys = [statistics.median(run.reads.get("by_table", {}).get(table, {}).get("rows", 0)
+                                    for run in r.runs) for r in rs]
+            if not any(ys):
+                continue
+            ax3.plot([r.history_days for r in rs], [max(1, y) for y in ys], "o" + dashes[layout],
+                     color=colors[i % len(colors)],
+                     label=f"{table.split('.')[-1].replace('spark_incremental_', '')} ({layout})")
     ax1.set_xlabel("days of history")
     ax1.set_ylabel("work time, s (wall − no-op)")
     ax1.set_title("work time of one run")
@@ -670,13 +824,34 @@ def make_plot(results: list[CaseResult], path: Path) -> bool:
     ax2.set_ylabel("rows read from the events table")
     ax2.set_yscale("log")
     ax2.set_title("rows read (Spark scan metrics)")
-    for ax in (ax1, ax2):
+    ax3.set_xlabel("days of history")
+    ax3.set_ylabel("rows read by an incremental run")
+    ax3.set_yscale("log")
+    ax3.set_title("rows read per table (incremental run)")
+    for ax in (ax1, ax2, ax3):
         ax.grid(True, alpha=0.3)
-        ax.legend()
+        ax.legend(fontsize=6 if ax is ax3 else 8)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return True
+
+
+def microbatch_check_lines(checks: list[dict[str, Any]]) -> list[str]:
+    if not checks:
+        return []
+    lines = ["## Like for like: microbatch's sessions of the new day against the package's", "",
+             "Rows equal in every column; a session that began the day before and ran past midnight"
+             " is a row of its own in microbatch (it does not sessionise across days): counted apart.", "",
+             "| layout | day | package rows | microbatch rows | equal | microbatch rows of sessions begun"
+             " the day before | other microbatch rows differing | package rows differing | result |",
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+    for c in checks:
+        lines.append(f"| {c['layout']} | {c['day']} | {c['package_rows']:,} | {c['microbatch_rows']:,} | "
+                     f"{c['equal_rows']:,} | {c['microbatch_rows_of_earlier_sessions']:,} | "
+                     f"{c['microbatch_rows_differing']:,} | {c['package_rows_differing']:,} | "
+                     f"{'equal' if c['equal'] else '**differ**'} |")
+    return lines + [""]
 
 
 def write_report(bench: Bench, machine: dict[str, Any], targets: dict[str, Any],
@@ -693,7 +868,9 @@ def write_report(bench: Bench, machine: dict[str, Any], targets: dict[str, Any],
         "",
         f"**Size**: {a.days} days × {a.events_per_day:,} events a day (+1 new day per level"
         f"{', +4 days for the lookback case' if 'lookback' in a.cases else ''}; {total_days} days loaded "
-        f"at the end), {a.files_per_day} files a day; levels of history {', '.join(map(str, a.levels))} days; "
+        f"at the end), {a.files_per_day} files a day ({' then '.join(a.layouts)} layout: "
+        "ordered = each file an hour of collector time, unordered = each file a hashed sample of the day; "
+        f"every case runs on each layout from scratch); levels of history {', '.join(map(str, a.levels))} days; "
         f"{a.warmups} warm-up + {a.repeats} measured runs per case.",
         "",
         f"**Package**: {bench.package_source}.",
@@ -726,10 +903,10 @@ def write_report(bench: Bench, machine: dict[str, Any], targets: dict[str, Any],
         "",
         "## Round trips: an incremental run and a no-op run (largest history)",
         "",
-        node_breakdown(bench.results, "incremental"),
-        "",
-        node_breakdown(bench.results, "no-op"),
-        "",
+        *[part for layout in a.layouts for part in (
+            node_breakdown(bench.results, "incremental", layout), "",
+            node_breakdown(bench.results, "no-op", layout), "")],
+        *microbatch_check_lines(bench.microbatch_checks),
         "## Set-up runs (not measured)",
         "",
         "| run | wall s | events rows read |",
@@ -738,7 +915,8 @@ def write_report(bench: Bench, machine: dict[str, Any], targets: dict[str, Any],
         "",
     ]
     if plotted:
-        md[4:4] = ["![work time and rows read against days of history](plot.png)", ""]
+        md[4:4] = ["![work time, rows read of the events table and rows read per table against "
+                   "days of history](plot.png)", ""]
     path = out_dir / "results.md"
     path.write_text("\n".join(md))
     raw = {
@@ -748,6 +926,7 @@ def write_report(bench: Bench, machine: dict[str, Any], targets: dict[str, Any],
         "targets": targets,
         "results": [r.to_dict() for r in bench.results],
         "setup_runs": bench.setup_runs,
+        "microbatch_checks": bench.microbatch_checks,
     }
     (out_dir / "raw.json").write_text(json.dumps(raw, indent=1, default=str))
     return path
@@ -772,6 +951,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="smoke size: 3 days x 2000 events, 1 run per case, no warm-up, no lookback")
     p.add_argument("--seed", type=int, default=42)
     p.add_argument("--files-per-day", type=int, default=24)
+    p.add_argument("--layouts", default=None,
+                   help="comma-separated layouts of a day's files, each run from scratch: "
+                        f"{', '.join(generate.LAYOUTS)} (default both; --quick: unordered)")
     p.add_argument("--schema-prefix", default="bench")
     p.add_argument("--driver-memory", default="4g")
     p.add_argument("--results-dir", type=Path, default=RESULTS_DIR)
@@ -805,13 +987,34 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if unknown:
         p.error(f"unknown cases {sorted(unknown)}; known: {', '.join(ALL_CASES)}")
     a.cases = cases
+    layouts = [x.strip() for x in (a.layouts or ("unordered" if quick else ",".join(generate.LAYOUTS))).split(",")
+               if x.strip()]
+    if not layouts or set(layouts) - set(generate.LAYOUTS):
+        p.error(f"--layouts: one or more of {', '.join(generate.LAYOUTS)}, got {a.layouts!r}")
+    a.layouts = list(dict.fromkeys(layouts))
     if (a.port is None) != (a.ui_url is None):
         p.error("--port and --ui-url go together")
     return a
 
 
+def _stop_on_sigterm(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    # a bench stopped by SIGTERM (or Ctrl-C) still writes the report of what it measured
+    # and stops its Spark server
+    if threading.current_thread() is not threading.main_thread():
+        return _main(args)
+    previous = signal.signal(signal.SIGTERM, _stop_on_sigterm)
+    try:
+        return _main(args)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _main(args: argparse.Namespace) -> int:
     t0 = time.monotonic()
     workdir = Path(args.workdir or tempfile.mkdtemp(prefix="spark_incremental_bench_")).resolve()
     workdir.mkdir(parents=True, exist_ok=True)
@@ -832,7 +1035,8 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             elapsed = time.monotonic() - t0
             if bench.results:
-                targets = compute_targets(bench.results)
+                bench._work_times()  # also when the run was stopped early
+                targets = compute_targets(bench.results, args.events_per_day)
                 args.results_dir.mkdir(parents=True, exist_ok=True)
                 plotted = make_plot(bench.results, args.results_dir / "plot.png")
                 path = write_report(bench, machine_info(spark_version), targets,

@@ -32,15 +32,10 @@
   {%- do limits.update({'last_success_by_model': summary.last_success_by_model}) -%}
   {%- set next_second = summary.max_last_success + modules.datetime.timedelta(seconds=1) if summary.max_last_success else none -%}
   {%- set skip = {'rule': none} -%}
-  {%- if limits.state == 4
-        and not spark_incremental._events_exist_after(next_second, limits.upper_limit)
-        and not spark_incremental._events_exist_after(limits.upper_limit) -%}
-    {#- no event is newer than last_success (the manifest keeps it to the second, so 'new'
-        starts a second later; first within the window, so the scan stays in the window's
-        partitions, then past it: events past the window need the normal window, or a gap in
-        the data could never be crossed). The run may skip only if nothing arrived that its
-        standard window would read: late loads of older sessions inside the lookback. -#}
-    {%- do skip.update(spark_incremental._late_loads_rule(event_columns, limits, next_second)) -%}
+  {%- if limits.state == 4 -%}
+    {#- nothing new: no event newer than last_success, nothing loaded late into the lookback
+        (one query at most, answered from Parquet statistics when nothing is new) -#}
+    {%- do skip.update(spark_incremental._nothing_new_rule(event_columns, limits, summary.max_last_success)) -%}
   {%- endif -%}
   {%- if skip.get('skip') -%}
     {#- an empty window, so every model's work is skipped: the instant after last_success,

@@ -13,21 +13,53 @@
     )
 }}
 
-{#- The same columns as the derived `sessions` model, per day batch. dbt filters the
-    source on collector_tstamp for the batch; the partition column is filtered too (as a
-    user who knows the table would), so Spark prunes partitions. -#}
+{#- The same columns as the derived `sessions` model, per day batch, with the same
+    event rules as the package's pipeline: the session rules (a session identifier, the
+    late-sent filter: sent at most days_late_allowed days after created; the app filter
+    when set: spark_incremental._session_event_filter, the package's one copy of them)
+    and the dedup on the event identifier (first copy by collector_tstamp, ties broken by
+    the content, as events_this_run does), within the day batch. dbt filters the source
+    on collector_tstamp for the batch; the partition column is filtered too (as a user
+    who knows the table would), so Spark prunes partitions. What it cannot do without
+    sessionising: a session that spans midnight is two rows, and no event is dropped for
+    lying past its session's start + max_session_days. -#}
 
 {%- set partition_column = var('spark_incremental__events_partition_column', none) %}
+{%- set session_vars = spark_incremental.validate_session_vars() %}
 
 with
 
-events as (
+source_events as (
     select * from {{ source('spark_incremental_bench', 'events') }}
-    {%- if partition_column and model.batch %}
     where
-        {{ partition_column }} >= to_date('{{ model.batch.event_time_start.strftime("%Y-%m-%d") }}')
+        {{ spark_incremental._session_event_filter(session_vars) }}
+        {%- if partition_column and model.batch %}
+        and {{ partition_column }} >= to_date('{{ model.batch.event_time_start.strftime("%Y-%m-%d") }}')
         and {{ partition_column }} <= to_date('{{ (model.batch.event_time_end - modules.datetime.timedelta(microseconds=1)).strftime("%Y-%m-%d") }}')
-    {%- endif %}
+        {%- endif %}
+),
+
+tie_broken as (
+    select
+        *,
+        case
+            when count(*) over (partition by event_id) > 1 then md5(to_json(struct(*)))
+        end as event_tie_breaker
+    from source_events
+),
+
+ranked as (
+    select
+        *,
+        row_number() over (
+            partition by event_id order by collector_tstamp, event_tie_breaker
+        ) as event_rank
+    from tie_broken
+),
+
+events as (
+    select * from ranked
+    where event_rank = 1
 ),
 
 sessions as (
@@ -51,7 +83,6 @@ sessions as (
             ) end
         ).page_url as exit_page_url
     from events
-    where domain_sessionid is not null
     group by domain_sessionid
 ),
 

@@ -1,34 +1,6 @@
-{#- May a standard run with no event newer than last_success skip its work? Only when
-    nothing arrived that its standard window would read: an older session's late events,
-    loaded since the last run, inside the lookback window. Returns {'skip': bool,
-    'rule': the log line's reason}.
-
-    - With a load timestamp column (spark_incremental__load_timestamp; load_tstamp when the
-      events table has it): compare it with the load watermark, the newest load timestamp
-      among the events the last processing run read (recorded by update_manifest). One
-      limit-1 query over the window's partitions.
-    - Without one, late loads cannot be told apart from events already processed, so the
-      lookback window is processed again, as Snowplow does. -#}
-{% macro _late_loads_rule(event_columns, limits, next_second) -%}
-  {%- set load_column = spark_incremental._load_timestamp_column(event_columns) -%}
-  {%- if load_column is none -%}
-    {{- return({'skip': false, 'rule': 'the events table has no load timestamp (spark_incremental__load_timestamp),'
-        ~ ' so late loads cannot be told from processed events: the lookback window is processed again'}) -}}
-  {%- endif -%}
-  {%- set watermark = spark_incremental._load_watermark() -%}
-  {%- if watermark is none -%}
-    {{- return({'skip': false, 'rule': 'no load watermark is recorded yet: the lookback window is processed'
-        ~ ' once, to record one'}) -}}
-  {%- endif -%}
-  {%- set since = spark_incremental._ts_literal_precise(watermark) -%}
-  {%- if spark_incremental._events_exist_after(limits.lower_limit, next_second, load_column ~ ' > ' ~ since) -%}
-    {{- return({'skip': false, 'rule': 'events loaded after the load watermark ' ~ since ~ ' (' ~ load_column
-        ~ ') lie in the lookback window: processing it'}) -}}
-  {%- endif -%}
-  {{- return({'skip': true, 'rule': 'nothing loaded into the lookback window since the load watermark ' ~ since
-      ~ ' (' ~ load_column ~ '): nothing to process, every model skips its work'}) -}}
-{%- endmacro %}
-
+{#- The load timestamp column and the load watermark, which _nothing_new_rule compares
+    with each other to tell late loads into the lookback window from events already
+    processed. -#}
 
 {#- The events table's load timestamp column, or none. The default (load_tstamp) is used
     when the table has it; a name set explicitly must exist; null or '' turns it off. -#}

@@ -1,0 +1,60 @@
+{#- May a standard run skip its work because nothing arrived since the last run? The one
+    place that decides it, with one limit-1 query at most. Returns {'skip': bool, 'rule':
+    the log line's reason, or none when events newer than last_success exist (a standard
+    run, nothing to explain)}.
+
+    Nothing is new when no event is newer than the models' last_success (to the second,
+    so 'newer' starts at next_second, up to any time: events past the window need the
+    normal window, or a gap in the data could never be crossed) and nothing arrived that
+    the standard window would read: an older session's late events, loaded since the
+    last run, inside the lookback window.
+    - With a load timestamp column (spark_incremental__load_timestamp; load_tstamp when the
+      events table has it) and a load watermark (the newest load timestamp among the events
+      the last processing run read): one query asks for either kind of event. Its filter
+      is pushed down to Parquet, so when nothing is new the files' min/max statistics of
+      the session and load timestamps rule out every file of the partitions from the
+      lookback window on, whatever the order of the rows in them: no row is read.
+    - Without one, late loads cannot be told apart from events already processed, so the
+      lookback window is processed again, as Snowplow does (still one query, for the log
+      line: newer events, or none). -#}
+{% macro _nothing_new_rule(event_columns, limits, last_success) -%}
+  {%- set next_second = last_success + modules.datetime.timedelta(seconds=1) -%}
+  {%- set load_column = spark_incremental._load_timestamp_column(event_columns) -%}
+  {%- set watermark = spark_incremental._load_watermark() if load_column is not none else none -%}
+  {%- set session_timestamp = adapter.quote(spark_incremental.get_config_var('session_timestamp')) -%}
+  {%- set newer = session_timestamp ~ ' > ' ~ spark_incremental._ts_literal(next_second) -%}
+  {%- if watermark is none -%}
+    {%- if spark_incremental._events_exist_after(next_second) -%}
+      {{- return({'skip': false, 'rule': none}) -}}
+    {%- endif -%}
+    {%- if load_column is none -%}
+      {{- return({'skip': false, 'rule': 'the events table has no load timestamp (spark_incremental__load_timestamp),'
+          ~ ' so late loads cannot be told from processed events: the lookback window is processed again'}) -}}
+    {%- endif -%}
+    {{- return({'skip': false, 'rule': 'no load watermark is recorded yet: the lookback window is processed'
+        ~ ' once, to record one'}) -}}
+  {%- endif -%}
+  {%- set since = spark_incremental._ts_literal_precise(watermark) -%}
+  {%- set late = session_timestamp ~ ' <= ' ~ spark_incremental._ts_literal(next_second)
+      ~ ' and ' ~ adapter.quote(load_column) ~ ' > ' ~ since -%}
+  {%- set sql -%}
+    select {{ newer }} as is_newer
+    from {{ spark_incremental.events_relation() }}
+    where
+        {{ spark_incremental.events_window_filter(limits.lower_limit, none) }}
+        and ({{ newer }} or ({{ late }}))
+    limit 1
+  {%- endset -%}
+  {%- set found = spark_incremental._fetch_rows(sql) -%}
+  {%- if found | length > 0 and found[0][0] in [true, 'true', 1] -%}
+    {{- return({'skip': false, 'rule': none}) -}}
+  {%- endif -%}
+  {%- if found | length > 0 and not spark_incremental._events_exist_after(next_second) -%}
+    {{- return({'skip': false, 'rule': 'events loaded after the load watermark ' ~ since ~ ' (' ~ load_column
+        ~ ') lie in the lookback window: processing it'}) -}}
+  {%- elif found | length > 0 -%}
+    {{- return({'skip': false, 'rule': none}) -}}
+  {%- endif -%}
+  {{- return({'skip': true, 'rule': 'nothing loaded into the lookback window since the load watermark ' ~ since
+      ~ ' (' ~ load_column ~ '): nothing to process, every model skips its work'}) -}}
+{%- endmacro %}
