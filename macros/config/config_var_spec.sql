@@ -67,7 +67,7 @@
       {'name': 'log_plan', 'type': 'boolean', 'default': false,
        'meaning': 'log the refresh plan at info level (debug otherwise)'},
       {'name': 'restate', 'type': 'restate', 'default': none, 'nullable': true,
-       'meaning': '`{model, start, end}` or a list of those: intervals to reprocess even if done'},
+       'meaning': '`{model, start, end}` or a list of those: intervals to reprocess even if done; `{start, end}` without a model: restate the event pipeline, reprocessing the sessions with events in [start, end) without moving any last_success (see "Restating a range of events")'},
       {'name': 'target_partition_rows', 'type': 'integer', 'default': 1000000, 'minimum': 1,
        'meaning': "target partition size for `partition_strategy='distribution'`"},
       {'name': 'lock_timeout_minutes', 'type': 'integer', 'default': 15, 'minimum': 1,
