@@ -80,7 +80,7 @@
     {%- endif -%}
     {{- return({'value': none, 'problem': 'a list of {table, type, scope} (or YAML text of one)'}) -}}
   {%- elif kind == 'restate' -%}
-    {%- set problem = "{model: name (or a list of names), start: 'YYYY-MM-DD', end: 'YYYY-MM-DD' (optional)}, or a list of those (or YAML text of one)" -%}
+    {%- set problem = "{model: name (or a list of names), start: 'YYYY-MM-DD', end: 'YYYY-MM-DD' (optional)}, or {start, end} without a model for the event pipeline, or a list of those (or YAML text of one)" -%}
     {%- set parsed = fromyaml(value) if value is string else value -%}
     {%- set entries = [parsed] if parsed is mapping else parsed -%}
     {%- if entries is string or entries is not iterable -%}
@@ -88,11 +88,14 @@
     {%- endif -%}
     {%- set stamp = {'type': 'timestamp'} -%}
     {%- for item in entries -%}
-      {%- if item is not mapping or not item.get('model') or not item.get('start')
-            or (item.model is not string and (item.model is mapping or item.model is not iterable))
+      {%- if item is not mapping or not item.get('start')
+            or (item.get('model') and item.model is not string and (item.model is mapping or item.model is not iterable))
             or spark_incremental._check_config_var(stamp, item.start).problem is not none
             or (item.get('end') and spark_incremental._check_config_var(stamp, item.end).problem is not none) -%}
         {{- return({'value': none, 'problem': problem}) -}}
+      {%- endif -%}
+      {%- if item.get('end') and spark_incremental._parse_ts(item.end) <= spark_incremental._parse_ts(item.start) -%}
+        {{- return({'value': none, 'problem': problem ~ ', with end after start (end is exclusive)'}) -}}
       {%- endif -%}
     {%- endfor -%}
     {{- return({'value': parsed, 'problem': none}) -}}

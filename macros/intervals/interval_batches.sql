@@ -47,7 +47,8 @@
 
 {#- Ranges the var spark_incremental__restate asks to redo for this model, aligned to its
     intervals: {model: name (or a list of names), start: ..., end: ...} or a list of those;
-    end defaults to now. -#}
+    end defaults to now. An entry without a model restates the event pipeline
+    (_events_restatement), not an interval model. -#}
 {% macro _interval_restated(model_name, settings, now) -%}
   {%- set raw = spark_incremental.get_config_var('restate') -%}
   {%- if not raw -%}
@@ -56,12 +57,12 @@
   {%- set entries = [raw] if raw is mapping else raw -%}
   {%- set ranges = [] -%}
   {%- for entry in entries -%}
-    {%- if entry is not mapping or not entry.get('model') or not entry.get('start') -%}
+    {%- if entry is not mapping or not entry.get('start') -%}
       {%- do exceptions.raise_compiler_error(
           "spark_incremental: spark_incremental__restate needs {model: name, start: ..., end: ...} (end"
           ~ " optional), or a list of those; got " ~ entry) -%}
     {%- endif -%}
-    {%- set names = [entry.model] if entry.model is string else entry.model -%}
+    {%- set names = [] if not entry.get('model') else ([entry.model] if entry.model is string else entry.model) -%}
     {%- if model_name in names -%}
       {%- set start = spark_incremental._interval_floor(spark_incremental._parse_ts(entry.start, 'spark_incremental__restate.start'), settings.unit) -%}
       {%- set end = spark_incremental._interval_ceil(spark_incremental._parse_ts(entry.end, 'spark_incremental__restate.end') if entry.get('end') else now, settings.unit) -%}

@@ -1,7 +1,8 @@
 {#- on-run-start: check every spark_incremental__* var (validate_config_vars) and, when
     this dbt run or dbt build selects the base events models, the events table and the
-    columns the package reads (bad vars and missing columns stop here, before anything is
-    written); plan the described changes (bad change input stops here too); take the run
+    columns the package reads, and a restatement's range (spark_incremental__restate
+    without a model) against the manifest (bad vars, missing columns and a bad range stop
+    here, before anything is written); plan the described changes (bad change input stops here too); take the run
     lock; then apply spark_incremental__models_to_remove. Use as:
     on-run-start: "{{ spark_incremental.start_run() }}" -#}
 {% macro start_run() -%}
@@ -19,6 +20,8 @@
   {%- endif -%}
   {%- if values.events_enabled and not values.offline_compile and spark_incremental._selects_base_models() -%}
     {%- do spark_incremental._check_events_table() -%}
+    {#- a restatement of the event pipeline: its range is checked against the manifest here -#}
+    {%- do spark_incremental._events_restatement(spark_incremental._parse_ts(values.start_date)) -%}
     {%- if values.device_created_timestamp is none or values.device_sent_timestamp is none -%}
       {%- do spark_incremental._log('spark_incremental__device_'
           ~ ('created' if values.device_created_timestamp is none else 'sent')

@@ -2,7 +2,8 @@
     Use as: on-run-end: "{{ spark_incremental.update_manifest() }}"
     last_success = max(session timestamp) of spark_incremental_base_events_this_run; a model
     that made no progress while events exist past the window (a gap in the data longer
-    than backfill_limit_days) moves to upper_limit. Appends to the log; never rewrites. -#}
+    than backfill_limit_days) moves to upper_limit; a restatement (state 5) records
+    nothing. Appends to the log; never rewrites. -#}
 {% macro update_manifest() -%}
   {{- return(adapter.dispatch('update_manifest', 'spark_incremental')()) -}}
 {%- endmacro %}
@@ -83,7 +84,6 @@
       | selectattr('status', 'equalto', 'success') | list | length > 0 -%}
   {%- set rows = spark_incremental._manifest_progress_rows(succeeded, limits_ran) -%}
   {%- if rows is none -%}
-    {%- do spark_incremental._log('manifest: no event arrived since the last run; nothing to record') -%}
     {{- return([]) -}}
   {%- endif -%}
   {%- set watermark = spark_incremental._load_watermark_row() -%}
@@ -103,7 +103,9 @@
 
 
 {#- The 'events' rows to append for the models that succeeded; none when the run's window
-    was empty (nothing new: nothing to record, nothing read). limits_ran: the limits model
+    was empty (nothing new: nothing to record, nothing read) or the run was a restatement
+    (it reprocessed data already processed: no last_success moves, and no load watermark,
+    since it did not read the lookback window). limits_ran: the limits model
     ran in this invocation, so the last_success it recorded is the manifest's current one
     (the run lock keeps other runs out) and the log need not be read again. -#}
 {% macro _manifest_progress_rows(succeeded, limits_ran=false) -%}
@@ -112,6 +114,12 @@
   {%- set limits = spark_incremental.return_limits_from_model(
       spark_incremental._relation_for_model('spark_incremental_base_new_event_limits')) -%}
   {%- if limits.nothing_new -%}
+    {%- do spark_incremental._log('manifest: no event arrived since the last run; nothing to record') -%}
+    {{- return(none) -}}
+  {%- elif limits.restate -%}
+    {%- do spark_incremental._log("manifest: restatement of '" ~ spark_incremental._ts_text(limits.lower_limit)
+        ~ "' to '" ~ spark_incremental._ts_text(limits.upper_limit) ~ "': no progress recorded (last_success and"
+        ~ " the load watermark unchanged)") -%}
     {{- return(none) -}}
   {%- endif -%}
   {%- set max_sql -%}

@@ -25,10 +25,12 @@
   {%- for name in tracked if name not in summary.models -%}
     {%- do new_models.append(name) -%}
   {%- endfor -%}
+  {#- spark_incremental__restate {start, end}: a restatement replaces the four states -#}
+  {%- set restate = spark_incremental._events_restatement(run_vars.start_date, summary) -%}
   {%- set limits = spark_incremental.calculate_run_limits(
       summary.min_last_success, summary.max_last_success, summary.models | length, tracked | length,
       run_vars.start_date, run_vars.backfill_limit_days, run_vars.lookback_window_hours,
-      spark_incremental.now(), new_models) -%}
+      spark_incremental.now(), new_models, restate) -%}
   {%- do limits.update({'last_success_by_model': summary.last_success_by_model}) -%}
   {%- set next_second = summary.max_last_success + modules.datetime.timedelta(seconds=1) if summary.max_last_success else none -%}
   {%- set skip = {'rule': none} -%}
@@ -43,6 +45,7 @@
     {%- do limits.update({
         'lower_limit': next_second,
         'upper_limit': next_second,
+        'sessions_until': next_second,
         'nothing_new': true,
     }) -%}
   {%- endif -%}
@@ -51,7 +54,11 @@
         "no enabled model is tagged 'spark_incremental', so the manifest never records progress"
         ~ " and every run processes the first window again. Tag your derived models.") -%}
   {%- endif -%}
-  {%- do spark_incremental._log('[state ' ~ limits.state ~ '] ' ~ limits.description) -%}
+  {%- do spark_incremental._log(('[restate] ' if restate else '[state ' ~ limits.state ~ '] ') ~ limits.description) -%}
+  {%- if restate and restate.clipped -%}
+    {%- do spark_incremental._log('restate: the range asked for, ' ~ spark_incremental._config_value_shown(restate.requested)
+        ~ ', is clipped to start_date and the latest processed data (the newest last_success)') -%}
+  {%- endif -%}
   {%- do spark_incremental._log("processing data between '" ~ spark_incremental._ts_text(limits.lower_limit)
       ~ "' and '" ~ spark_incremental._ts_text(limits.upper_limit) ~ "'") -%}
   {%- if skip.rule -%}

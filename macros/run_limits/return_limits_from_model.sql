@@ -1,12 +1,13 @@
 {#- Read the window the limits model computed in this run (so the state is decided and
     logged once). Returns {'lower_limit', 'upper_limit', 'state', 'last_success_by_model',
-    'nothing_new'} (datetimes, int, {model: datetime}, bool: the window is empty because
-    no event arrived since the last run). -#}
+    'nothing_new', 'sessions_until', 'restate'} (datetimes, int, {model: datetime}, bool:
+    the window is empty because no event arrived since the last run, datetime: a
+    session's events are read up to it, bool: state 5, a restatement). -#}
 {% macro return_limits_from_model(limits_relation) -%}
   {%- if not spark_incremental._can_query() or spark_incremental._missing_at_compile(limits_relation) -%}
     {%- set placeholder = modules.datetime.datetime(1970, 1, 1) -%}
     {{- return({'lower_limit': placeholder, 'upper_limit': placeholder, 'state': 0, 'last_success_by_model': {},
-                'nothing_new': false}) -}}
+                'nothing_new': false, 'sessions_until': placeholder, 'restate': false}) -}}
   {%- endif -%}
   {%- do spark_incremental._keep_run_lock() -%}
   {%- set sql -%}
@@ -15,7 +16,8 @@
         date_format(upper_limit, 'yyyy-MM-dd HH:mm:ss') as upper_limit,
         state,
         last_success_by_model,
-        nothing_new
+        nothing_new,
+        date_format(sessions_until, 'yyyy-MM-dd HH:mm:ss') as sessions_until
     from {{ limits_relation }}
   {%- endset -%}
   {%- set rows = run_query(sql).rows -%}
@@ -30,6 +32,8 @@
       'state': rows[0][2] | int,
       'last_success_by_model': spark_incremental._parse_last_success_json(rows[0][3]),
       'nothing_new': rows[0][4] in [true, 'true', 1],
+      'sessions_until': spark_incremental._parse_ts(rows[0][5]),
+      'restate': rows[0][2] | int == 5,
   }) -}}
 {%- endmacro %}
 

@@ -1,7 +1,8 @@
 {#- Whether this run brings a model anything new: false when no event arrived since the
     last run (the window is empty), or when a tracked model's
     last_success in the manifest already covers this run's upper_limit (state 2 or 3
-    re-reads a window this model has processed), so a derived model can skip its work:
+    re-reads a window this model has processed; never in a restatement), so a derived
+    model can skip its work:
         where {{ spark_incremental.is_run_with_new_events(this.name) }}
     Renders as True / False (Spark reads both). -#}
 {% macro is_run_with_new_events(model_name=none) -%}
@@ -32,6 +33,10 @@
 {% macro _no_new_events_reason(limits, name) -%}
   {%- if limits.nothing_new -%}
     {{- return('no event since the last run: every model skips its work') -}}
+  {%- endif -%}
+  {%- if limits.restate -%}
+    {#- a restatement reprocesses every model, whatever its last_success -#}
+    {{- return(none) -}}
   {%- endif -%}
   {#- the limits model recorded every tracked model's last_success (one tiny query,
       not a read of the manifest log) -#}

@@ -4,8 +4,9 @@
     (spark_incremental__event_identifier). The
     window's events come from spark_incremental_base_events_in_window (the run's one scan
     of the window); only sessions that started before lower_limit send Spark back to the
-    events table, for [their earliest start, lower_limit) (plus the partition column when
-    set, so Spark prunes). Each event must fall within its session's start and start +
+    events table, for [their earliest start, lower_limit), and, in a restatement, sessions
+    that go on past upper_limit, for (upper_limit, their latest end] (plus the partition
+    column when set, so Spark prunes). Each event must fall within its session's start and start +
     max_session_days. Adds the session's session_identifier and (sticky)
     user_identifier; an events column of the same name is replaced by them.
     Across runs: an event id whose copy an earlier run already kept in another session
@@ -22,11 +23,14 @@
 {%- set limits = spark_incremental.return_limits_from_model(ref('spark_incremental_base_new_event_limits')) %}
 {#- no event since the last run: no session to read (and no query for their range) -#}
 {%- set has_new_events = not limits.nothing_new %}
-{%- set session_range = {'start_tstamp': none} %}
+{%- set session_range = {'start_tstamp': none, 'end_tstamp': none} %}
 {%- if has_new_events %}
 {%- set session_range = spark_incremental._session_range(sessions_relation) %}
 {%- endif %}
 {%- set reaches_back = session_range.start_tstamp is not none and session_range.start_tstamp < limits.lower_limit %}
+{#- a restatement reads its sessions up to sessions_until, past the window (to the second:
+    the range's end is read a second further) -#}
+{%- set reaches_forward = session_range.end_tstamp is not none and session_range.end_tstamp > limits.upper_limit %}
 {%- set earliest_event = session_range.start_tstamp if reaches_back else limits.lower_limit %}
 {%- set copies_from = earliest_event - modules.datetime.timedelta(days=session_vars.days_late_allowed) %}
 {%- set sessions_from = copies_from - modules.datetime.timedelta(days=session_vars.max_session_days) %}
@@ -55,6 +59,15 @@ events_in_range as (
     where
         {{ spark_incremental.events_window_filter(session_range.start_tstamp, limits.lower_limit) }}
         and {{ session_timestamp }} < {{ spark_incremental._ts_literal(limits.lower_limit) }}
+        and {{ spark_incremental._session_event_filter(session_vars) }}
+    {%- endif %}
+    {%- if reaches_forward %}
+    union all
+    select *
+    from {{ events }}
+    where
+        {{ spark_incremental.events_window_filter(limits.upper_limit,
+            session_range.end_tstamp + modules.datetime.timedelta(seconds=1), lower_exclusive=true) }}
         and {{ spark_incremental._session_event_filter(session_vars) }}
     {%- endif %}
 ),

@@ -16,6 +16,7 @@ limits as (
         {{ spark_incremental._quote(limits.new_models | join(',')) }} as new_models,
         {{ spark_incremental._quote(last_success_json) }} as last_success_by_model,
         {{ 'true' if limits.get('nothing_new') else 'false' }} as nothing_new,
+        {{ spark_incremental._ts_literal(limits.sessions_until) }} as sessions_until,
         {{ spark_incremental._ts_literal(spark_incremental.now()) }} as calculated_at
 ),
 

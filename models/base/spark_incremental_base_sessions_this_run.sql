@@ -3,7 +3,9 @@
 -- depends_on: {{ ref('spark_incremental_base_quarantined_sessions') }}
 
 {#- The sessions this run processes: every session of the lifecycle manifest that
-    overlaps [lower_limit, upper_limit], its end clipped to upper_limit. A session's
+    overlaps [lower_limit, upper_limit], its end clipped to sessions_until (upper_limit;
+    for a restatement the latest processed data, so a session that goes on past the
+    restated range is reprocessed whole). A session's
     end is at most start + max_session_days, so start >= lower_limit - max_session_days
     holds for all of them; the filter says so to prune the manifest's partitions. -#}
 
@@ -28,7 +30,7 @@ final as (
         session_identifier,
         user_identifier,
         start_tstamp,
-        least(end_tstamp, {{ spark_incremental._ts_literal(limits.upper_limit) }}) as end_tstamp
+        least(end_tstamp, {{ spark_incremental._ts_literal(limits.sessions_until) }}) as end_tstamp
     from lifecycle
 )
 
