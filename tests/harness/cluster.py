@@ -460,13 +460,24 @@ class SubmittedSql(SparkSql):
                                               os.environ.get("PYTHONPATH", "")])}
         env.pop("SPARK_CONF_DIR", None)
         env.pop("PYSPARK_SUBMIT_ARGS", None)
+        # the statements go through a named pipe: spark-submit gives a Python application
+        # a stdin of its own, not ours (its stdout is passed on)
+        fifo = cluster.workdir / f"{name.replace(' ', '_')}.sql"
+        fifo.unlink(missing_ok=True)
+        os.mkfifo(fifo)
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(
-                [*cluster.submit_args(name), str(Path(__file__).with_name("loader_app.py"))],
-                env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
+                [*cluster.submit_args(name), str(Path(__file__).with_name("loader_app.py")),
+                 str(fifo)],
+                env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log,
                 text=True, start_new_session=True, preexec_fn=_die_with_parent,
             )
-        self.version = self._answer(timeout_s=300)["ready"]
+        try:
+            self.version = self._answer(timeout_s=300)["ready"]
+        except BaseException:
+            _stop_group(self.process)
+            raise
+        self.commands = open(fifo, "w")  # the application opens it right after "ready"
 
     def _answer(self, timeout_s: float = 600) -> dict:
         assert self.process.stdout is not None
@@ -481,9 +492,8 @@ class SubmittedSql(SparkSql):
         raise SparkServerError(f"no answer from the submitted application in {timeout_s:.0f} s")
 
     def _run_once(self, sql: str, fetch: bool) -> tuple[list[str], list[str], list[Row]]:
-        assert self.process.stdin is not None
-        self.process.stdin.write(json.dumps({"sql": sql}) + "\n")
-        self.process.stdin.flush()
+        self.commands.write(json.dumps({"sql": sql}) + "\n")
+        self.commands.flush()
         answer = self._answer()
         if "error" in answer:
             raise SparkServerError(f"{sql[:200]}: {answer['error']}")
@@ -493,9 +503,8 @@ class SubmittedSql(SparkSql):
         return self.process
 
     def close(self) -> None:
+        self.commands.close()  # the application's loop ends, it stops its session
         if self.process.poll() is None:
-            assert self.process.stdin is not None
-            self.process.stdin.close()
             try:
                 self.process.wait(60)
             except subprocess.TimeoutExpired:
