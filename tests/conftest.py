@@ -36,6 +36,10 @@ def topology() -> str:
     return value
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    topology()  # a wrong TOPOLOGY stops the run here, in one line
+
+
 def pytest_report_header(config: pytest.Config) -> list[str]:
     try:
         home = find_spark_home()
