@@ -202,12 +202,15 @@ class Postgres:
         """Create every metastore table before any Spark uses it.
 
         Left to ``datanucleus.schema.autoCreateAll``, DataNucleus makes each table the
-        first time a statement needs it, in the middle of that statement's transaction;
-        on PostgreSQL the first ``create table`` was seen to wait for ever (likely the new
-        table's foreign keys waiting for locks that the open transaction holds). SchemaTool
-        makes them all at once from the metastore jar's ``package.jdo``, with the
-        DataNucleus settings the metastore itself uses, so the names are the ones it
-        expects; the Thrift server then runs with autoCreateAll off.
+        first time a statement needs it, on a second connection, while the statement's
+        transaction is open on the first. Seen on PostgreSQL 15 at the first ``create
+        table``: the first connection had inserted into "TBLS" and sat idle in
+        transaction; the second waited for a ShareRowExclusiveLock on "TBLS" to add
+        "TBL_PRIVS"' foreign key to it; the first waited for the second, for ever (a
+        wait PostgreSQL cannot see as a deadlock). SchemaTool makes every table at once
+        from the metastore jar's ``package.jdo``, with the DataNucleus settings the
+        metastore itself uses, so the names are the ones it expects; the Thrift server
+        then runs with autoCreateAll off.
         """
         jars = spark_home / "jars"
         metastore_jar = next(iter(sorted(jars.glob("hive-metastore-*.jar"))), None)
