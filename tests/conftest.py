@@ -8,6 +8,7 @@ from typing import Any, Callable, Iterator
 
 import pytest
 
+from tests.harness.cluster import TOPOLOGY_ENV, Cluster, check_cluster_deps
 from tests.harness.dbt import STATS, DbtProject
 from tests.harness.spark import (
     SparkServerError,
@@ -23,12 +24,27 @@ os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
 os.environ.setdefault("DBT_VERSION_CHECK", "false")
 
 _STARTED: list[ThriftServer] = []
+TOPOLOGIES = ("local", "cluster")
+
+
+def topology() -> str:
+    """``$SPARK_INCREMENTAL_TOPOLOGY`` (make test TOPOLOGY=...): local (default: one
+    Thrift server, local[2], embedded Derby) or cluster (tests/harness/cluster.py)."""
+    value = os.environ.get(TOPOLOGY_ENV, "") or "local"
+    if value not in TOPOLOGIES:
+        pytest.exit(f"{TOPOLOGY_ENV}={value!r}: allowed are {', '.join(TOPOLOGIES)}", returncode=4)
+    return value
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    topology()  # a wrong TOPOLOGY stops the run here, in one line
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
     try:
         home = find_spark_home()
-        return [f"spark: {spark_home_version(home) or 'unknown version'} from {home}"]
+        return [f"spark: {spark_home_version(home) or 'unknown version'} from {home}, "
+                f"topology {topology()}"]
     except SparkServerError as exc:
         return [f"spark: {exc}"]
 
@@ -37,7 +53,8 @@ _WORKER_SERVERS: list[str] = []
 
 
 def _server_line(server: ThriftServer) -> str:
-    return (f"spark thrift server: Spark {server.spark_version}, started in "
+    where = f"on {server.master}" if getattr(server, "master", "") else "local[2]"
+    return (f"spark thrift server ({where}): Spark {server.spark_version}, started in "
             f"{server.started_in_s:.1f} s, log {server.log_path}")
 
 
@@ -73,7 +90,32 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 
 
 @pytest.fixture(scope="session")
-def spark_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ThriftServer]:
+def spark_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster | None]:
+    """The cluster topology (a standalone master and two workers, the metastore in
+    PostgreSQL, the Thrift server their driver) when TOPOLOGY=cluster, else None."""
+    if topology() != "cluster":
+        yield None
+        return
+    try:
+        check_cluster_deps()
+    except SparkServerError as exc:
+        pytest.exit(str(exc), returncode=3)
+    timeout_s = float(os.environ.get("SPARK_INCREMENTAL_SERVER_TIMEOUT", "300"))
+    cluster = Cluster.start(tmp_path_factory.mktemp("cluster"), timeout_s=timeout_s)
+    _STARTED.append(cluster.server)
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture(scope="session")
+def spark_server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ThriftServer]:
+    if topology() == "cluster":
+        yield request.getfixturevalue("spark_cluster").server
+        return
     try:
         check_java()
     except SparkServerError as exc:

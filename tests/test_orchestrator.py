@@ -235,6 +235,13 @@ def test_a_loader_writing_meanwhile_loses_nothing(
     events table and its end-of-run hook (at three points of every run): after a final
     catch-up run every event is in exactly one session, and the tables equal one run over
     all the events."""
+    loader_scenario(make_project, spark_sql, session_timestamp, loader_sql=spark_sql)
+
+
+def loader_scenario(make_project: Callable[..., DbtProject], spark_sql: SparkSql,
+                    session_timestamp: str, loader_sql: SparkSql) -> None:
+    """The loader test's runs and checks; ``loader_sql`` commits the loader's events (a
+    second connection to the same server, or another Spark application: test_cluster)."""
     assert LOADER_RUNS >= 2, "the last run's late events extend the sessions of the run before"
     vars = {**SESSION_VARS, "spark_incremental__session_timestamp": session_timestamp}
     project = _with_session_events(make_project(**vars))
@@ -250,7 +257,7 @@ def test_a_loader_writing_meanwhile_loses_nothing(
                 if pattern.search(line):
                     try:  # dbt waits: the callback runs in its thread, at that point of the run
                         rows = _written_meanwhile(run, point, len(written))
-                        spark_sql.insert_rows(events, gen.EVENT_COLUMNS, rows)
+                        loader_sql.insert_rows(events, gen.EVENT_COLUMNS, rows)
                         written.extend(f"{run}:{point}:{row[0]}" for row in rows)
                     except BaseException as exc:  # dbt would swallow it
                         errors.append(exc)

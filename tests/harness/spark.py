@@ -164,21 +164,15 @@ class ThriftServer:
         sh = self.spark_home
         return [
             str(sh / "bin" / "spark-submit"),
-            "--master", "local[2]",
-            "--driver-memory", "2g",
+            *self.master_args(),
             "--name", f"spark_incremental tests ({self.port})",
             "--conf", f"spark.sql.warehouse.dir={self.warehouse_dir}",
-            "--conf", f"spark.driver.extraJavaOptions=-Dderby.system.home={self.derby_dir}",
-            "--conf", "spark.hadoop.javax.jdo.option.ConnectionURL="
-                      f"jdbc:derby:;databaseName={self.metastore_dir};create=true",
+            *self.metastore_args(),
             "--conf", "spark.sql.session.timeZone=UTC",
             "--conf", "spark.sql.shuffle.partitions=4",
             # The tests' own long-lived session must see tables that dbt rewrote in
             # another session: no cached file listings.
             "--conf", "spark.sql.filesourceTableRelationCacheSize=0",
-            # Embedded Derby intermittently fails partition filters on DATE partition
-            # columns; on such an error Spark lists the partitions and prunes itself.
-            "--conf", "spark.sql.hive.metastorePartitionPruningFallbackOnException=true",
             "--conf", "spark.ui.enabled=true",
             "--conf", f"spark.ui.port={self.ui_port}",
             "--conf", f"spark.driver.host={self.host}",
@@ -188,6 +182,22 @@ class ThriftServer:
             "--hiveconf", f"hive.server2.thrift.port={self.port}",
             "--hiveconf", f"hive.server2.thrift.bind.host={self.host}",
             "spark-internal",
+        ]
+
+    def master_args(self) -> list[str]:
+        """Where the work runs: here, the driver's own two threads (the cluster topology,
+        tests/harness/cluster.py, sends it to a standalone master instead)."""
+        return ["--master", "local[2]", "--driver-memory", "2g"]
+
+    def metastore_args(self) -> list[str]:
+        """The catalog: an embedded Derby database of this server's own."""
+        return [
+            "--conf", f"spark.driver.extraJavaOptions=-Dderby.system.home={self.derby_dir}",
+            "--conf", "spark.hadoop.javax.jdo.option.ConnectionURL="
+                      f"jdbc:derby:;databaseName={self.metastore_dir};create=true",
+            # Embedded Derby intermittently fails partition filters on DATE partition
+            # columns; on such an error Spark lists the partitions and prunes itself.
+            "--conf", "spark.sql.hive.metastorePartitionPruningFallbackOnException=true",
         ]
 
     def _launch(self) -> None:
