@@ -18,15 +18,8 @@ from typing import Any, Callable
 from tests import generator as gen
 from tests.harness.dbt import DbtProject, DbtResult
 from tests.harness.sql import SparkSql
+from tests.test_sessions import BASE_VARS
 
-BASE_VARS: dict[str, Any] = {
-    "spark_incremental__start_date": gen.START_DATE.strftime("%Y-%m-%d"),
-    "spark_incremental__backfill_limit_days": gen.BACKFILL_LIMIT_DAYS,
-    "spark_incremental__lookback_window_hours": gen.LOOKBACK_WINDOW_HOURS,
-    "spark_incremental__max_session_days": gen.MAX_SESSION_DAYS,
-    "spark_incremental__days_late_allowed": gen.DAYS_LATE_ALLOWED,
-    "spark_incremental__app_ids": gen.APP_IDS,
-}
 
 # the project's one-macro opt-in (README, "Testing only what a run wrote")
 WHERE_OPT_IN = """{% macro get_where_subquery(relation) -%}
