@@ -28,6 +28,7 @@ def loader_app(spark_cluster: Cluster) -> Iterator[SubmittedSql]:
         app.close()
 
 
+@pytest.mark.cluster_core
 def test_tables_live_in_postgres_and_files_come_from_executors(
     spark_cluster: Cluster, dbt_project: DbtProject, spark_sql: SparkSql
 ) -> None:

@@ -12,6 +12,8 @@ import time
 from datetime import datetime, timedelta, timezone
 from typing import Callable
 
+import pytest
+
 from tests.harness.dbt import DbtProject, DbtResult
 from tests.harness.sql import SparkSql
 from tests.test_faults import (
@@ -146,6 +148,7 @@ def test_compaction_keeps_no_released_or_lost_lock(
     assert _open_locks(spark_sql, project) == []
 
 
+@pytest.mark.cluster_core
 def test_two_runs_started_together_exactly_one_proceeds(
     make_project: Callable[..., DbtProject], spark_sql: SparkSql
 ) -> None:

@@ -218,6 +218,7 @@ def test_append_killed_before_its_first_mark_is_not_appended_twice(project: DbtP
 
 
 # --------------------------------------------------------- upsert on plain parquet
+@pytest.mark.cluster_core
 def test_parquet_upsert_moves_rows_between_partitions_and_recovers(project: DbtProject, spark_sql: SparkSql) -> None:
     """The query returns only this run's new or changed rows (like a sessionisation
     model); rows move between partitions; a run killed before the overwrite is finished

@@ -147,6 +147,7 @@ def _assert_consistent(spark_sql: SparkSql, project: DbtProject) -> None:
 
 
 # ----------------------------------------------------------------------------- the test that matters
+@pytest.mark.cluster_core
 def test_incremental_batches_equal_one_full_run(
     make_project: Callable[..., DbtProject], spark_sql: SparkSql
 ) -> None:

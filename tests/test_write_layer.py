@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import datetime as dt
 
+import pytest
+
 from tests.harness.dbt import DbtProject, DbtResult
 from tests.harness.sql import SparkSql
 from tests.test_changes import SALES, SOURCES_YML, d
@@ -57,6 +59,7 @@ def stopped(result: DbtResult, point: str) -> set[str]:
     return {model for model in MODELS if result.statuses.get(model) == "error"}
 
 
+@pytest.mark.cluster_core
 def test_a_kill_at_each_step_is_finished_by_the_next_run(make_project, spark_sql: SparkSql) -> None:
     project = make_project()
     schema = project.schema
