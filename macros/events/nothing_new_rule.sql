@@ -1,5 +1,6 @@
 {#- May a standard run skip its work because nothing arrived since the last run? The one
-    place that decides it, with one limit-1 query at most. Returns {'skip': bool, 'rule':
+    place that decides it, with two limit-1 queries: one within the window's partitions,
+    one past the window (so no scan lists more than the window's partitions). Returns {'skip': bool, 'rule':
     the log line's reason, or none when events newer than last_success exist (a standard
     run, nothing to explain)}.
 
@@ -10,13 +11,14 @@
     last run, inside the lookback window.
     - With a load timestamp column (spark_incremental__load_timestamp; load_tstamp when the
       events table has it) and a load watermark (the newest load timestamp among the events
-      the last processing run read): one query asks for either kind of event. Its filter
-      is pushed down to Parquet, so when nothing is new the files' min/max statistics of
+      the last processing run read): one query over the window asks for either kind of
+      event, a second one for events past the window. Their filters
+      are pushed down to Parquet, so when nothing is new the files' min/max statistics of
       the session and load timestamps rule out every file of the partitions from the
       lookback window on, whatever the order of the rows in them: no row is read.
     - Without one, late loads cannot be told apart from events already processed, so the
-      lookback window is processed again, as Snowplow does (still one query, for the log
-      line: newer events, or none). -#}
+      lookback window is processed again, as Snowplow does (the same two queries, for the
+      log line: newer events, or none). -#}
 {% macro _nothing_new_rule(event_columns, limits, last_success) -%}
   {%- set next_second = last_success + modules.datetime.timedelta(seconds=1) -%}
   {%- set load_column = spark_incremental._load_timestamp_column(event_columns) -%}
@@ -24,7 +26,7 @@
   {%- set session_timestamp = adapter.quote(spark_incremental.get_config_var('session_timestamp')) -%}
   {%- set newer = session_timestamp ~ ' > ' ~ spark_incremental._ts_literal(next_second) -%}
   {%- if watermark is none -%}
-    {%- if spark_incremental._events_exist_after(next_second) -%}
+    {%- if spark_incremental._newer_events_exist(next_second, limits.upper_limit) -%}
       {{- return({'skip': false, 'rule': none}) -}}
     {%- endif -%}
     {%- if load_column is none -%}
@@ -41,7 +43,7 @@
     select {{ newer }} as is_newer
     from {{ spark_incremental.events_relation() }}
     where
-        {{ spark_incremental.events_window_filter(limits.lower_limit, none) }}
+        {{ spark_incremental.events_window_filter(limits.lower_limit, limits.upper_limit) }}
         and ({{ newer }} or ({{ late }}))
     limit 1
   {%- endset -%}
@@ -49,7 +51,11 @@
   {%- if found | length > 0 and found[0][0] in [true, 'true', 1] -%}
     {{- return({'skip': false, 'rule': none}) -}}
   {%- endif -%}
-  {%- if found | length > 0 and not spark_incremental._events_exist_after(next_second) -%}
+  {%- if found | length == 0 and spark_incremental._events_exist_after(limits.upper_limit) -%}
+    {#- events past the window: a standard run (a gap in the data is crossed) -#}
+    {{- return({'skip': false, 'rule': none}) -}}
+  {%- endif -%}
+  {%- if found | length > 0 and not spark_incremental._newer_events_exist(next_second, limits.upper_limit) -%}
     {{- return({'skip': false, 'rule': 'events loaded after the load watermark ' ~ since ~ ' (' ~ load_column
         ~ ') lie in the lookback window: processing it'}) -}}
   {%- elif found | length > 0 -%}
@@ -57,4 +63,13 @@
   {%- endif -%}
   {{- return({'skip': true, 'rule': 'nothing loaded into the lookback window since the load watermark ' ~ since
       ~ ' (' ~ load_column ~ '): nothing to process, every model skips its work'}) -}}
+{%- endmacro %}
+
+
+{#- Is any event newer than next_second? First within the window (its partitions only),
+    then past it, so that no scan lists more than the window's partitions when the
+    answer is in the window. -#}
+{% macro _newer_events_exist(next_second, upper_limit) -%}
+  {{- return(spark_incremental._events_exist_after(next_second, upper_limit)
+      or spark_incremental._events_exist_after(upper_limit)) -}}
 {%- endmacro %}

@@ -36,7 +36,7 @@
   {%- set skip = {'rule': none} -%}
   {%- if limits.state == 4 -%}
     {#- nothing new: no event newer than last_success, nothing loaded late into the lookback
-        (one query at most, answered from Parquet statistics when nothing is new) -#}
+        (two limit-1 queries, answered from Parquet statistics when nothing is new) -#}
     {%- do skip.update(spark_incremental._nothing_new_rule(event_columns, limits, summary.max_last_success)) -%}
   {%- endif -%}
   {%- if skip.get('skip') -%}
