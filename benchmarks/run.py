@@ -860,6 +860,8 @@ def write_report(bench: Bench, machine: dict[str, Any], targets: dict[str, Any],
     out_dir.mkdir(parents=True, exist_ok=True)
     total_days = bench.loaded_to + 1
     mem = machine["memory_gb"]
+    server_kind = (f"the Thrift server on port {a.port}, started outside the benchmark" if a.port is not None
+                   else f"local[2] Thrift server, driver {a.driver_memory}")
     md = [
         "# spark_incremental benchmark",
         "",
@@ -876,7 +878,7 @@ def write_report(bench: Bench, machine: dict[str, Any], targets: dict[str, Any],
         f"**Package**: {bench.package_source}.",
         "",
         f"**Machine**: {machine['cores']} cores ({machine['cpu']}), {mem} GB memory, "
-        f"Spark {machine['spark']} (local[2] Thrift server, driver {a.driver_memory}), "
+        f"Spark {machine['spark']} ({server_kind}), "
         f"dbt-core {machine['dbt_core']}, dbt-spark {machine['dbt_spark']}, Python {machine['python']}; "
         f"load average at the end {', '.join(f'{x:.1f}' for x in machine['load_avg_at_end'])}"
         " (the machine may be shared).",
