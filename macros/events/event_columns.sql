@@ -4,11 +4,17 @@
     must exist: event_identifier, session_identifier, user_identifier, session_timestamp,
     the device timestamps (unless null: no late-sent filter), app_id_column when app_ids
     is set, and events_partition_column when set. A missing one stops with a message
-    that lists the table's columns of the right type. Offline compiles get placeholders. -#}
+    that lists the table's columns of the right type. Offline compiles get placeholders.
+    Read (one describe) once per invocation (_run_cache). -#}
 {% macro _event_columns(events) -%}
   {%- if not spark_incremental._can_query() or spark_incremental._missing_at_compile(events) -%}
     {{- return({'columns': [spark_incremental.get_config_var('event_identifier')], 'types': {},
                 'partition_format': spark_incremental.get_config_var('events_partition_format') or 'date'}) -}}
+  {%- endif -%}
+  {#- checked once per invocation: every model and hook of the run shares the result -#}
+  {%- set cache = spark_incremental._run_cache('event_columns') -%}
+  {%- if (events | string) in cache -%}
+    {{- return(cache[events | string]) -}}
   {%- endif -%}
   {%- set columns = [] -%}
   {%- set types = {} -%}
@@ -59,5 +65,7 @@
           ~ " Set spark_incremental__events_partition_format (date, string, int) or name another column.") -%}
     {%- endif -%}
   {%- endif -%}
-  {{- return({'columns': columns, 'types': types, 'partition_format': partition_format}) -}}
+  {%- set found = {'columns': columns, 'types': types, 'partition_format': partition_format} -%}
+  {%- do cache.update({events | string: found}) -%}
+  {{- return(found) -}}
 {%- endmacro %}

@@ -24,7 +24,9 @@
 
 {#- The load watermark: a row of its own in the manifest log (model
     __spark_incremental_load_watermark__, record_type 'load', last_success = the newest
-    load timestamp processed). It never moves backwards: the max is read. -#}
+    load timestamp processed). It never moves backwards: the max is read, once per
+    invocation (only update_manifest moves it, at the very end of a run, after reading
+    it). -#}
 {% macro _load_watermark_name() -%}
   {{- return('__spark_incremental_load_watermark__') -}}
 {%- endmacro %}
@@ -32,6 +34,10 @@
 
 {% macro _load_watermark() -%}
   {%- set relation = spark_incremental.manifest_log_relation() -%}
+  {%- set cache = spark_incremental._run_cache('load_watermark') -%}
+  {%- if 'value' in cache -%}
+    {{- return(cache.value) -}}
+  {%- endif -%}
   {%- if not spark_incremental._relation_exists(relation) -%}
     {{- return(none) -}}
   {%- endif -%}
@@ -42,16 +48,21 @@
         model = {{ spark_incremental._quote(spark_incremental._load_watermark_name()) }}
         and record_type = 'load'
   {%- endset -%}
-  {{- return(spark_incremental._parse_ts(spark_incremental._fetch_value(sql))) -}}
+  {%- set value = spark_incremental._parse_ts(spark_incremental._fetch_value(sql)) -%}
+  {%- do cache.update({'value': value}) -%}
+  {{- return(value) -}}
 {%- endmacro %}
 
 
 {#- The 'load' row to append after a run that processed its window: the newest load
     timestamp among the events it read (spark_incremental_base_events_in_window), or none
-    when there is no load timestamp column or nothing newer than the current watermark. -#}
+    when there is no load timestamp column or nothing newer than the current watermark.
+    The window holds every column of the events table (select *), built in this
+    invocation (update_manifest asks only when the whole base chain ran): its columns
+    are the events table's, known already (_event_columns). -#}
 {% macro _load_watermark_row() -%}
   {%- set window = spark_incremental._relation_for_model('spark_incremental_base_events_in_window') -%}
-  {%- set columns = adapter.get_columns_in_relation(window) | map(attribute='name') | map('lower') | list -%}
+  {%- set columns = spark_incremental._event_columns(spark_incremental.events_relation()).columns | map('lower') | list -%}
   {%- set load_column = spark_incremental._load_timestamp_column(columns) -%}
   {%- if load_column is none -%}
     {{- return(none) -}}

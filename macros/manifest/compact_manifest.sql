@@ -1,16 +1,24 @@
 {#- Keep the log small: when it has more than spark_incremental__manifest_compact_after
     partitions, append the current state as one new partition, then drop the older
-    partitions one by one. A kill at any point leaves the current state unchanged. -#}
+    partitions one by one. A kill at any point leaves the current state unchanged.
+    When this invocation read the log's partition count (_manifest_current_rows) and
+    counted its own appends since, a count within the limit answers without listing the
+    partitions (appends of other runs meanwhile, a lock race's losers, are not counted:
+    the next run's count sees them). -#}
 {% macro compact_manifest(force=false) -%}
   {%- set relation = spark_incremental.manifest_log_relation() -%}
   {%- if not spark_incremental._relation_exists(relation) -%}
+    {{- return(none) -}}
+  {%- endif -%}
+  {%- set limit = spark_incremental.get_config_var('manifest_compact_after') | int -%}
+  {%- set counted = spark_incremental._run_cache('log_partitions').get('count') -%}
+  {%- if not force and counted is not none and counted <= limit -%}
     {{- return(none) -}}
   {%- endif -%}
   {%- set partitions = [] -%}
   {%- for row in spark_incremental._fetch_rows('show partitions ' ~ relation) -%}
     {%- do partitions.append(row[0].split('=', 1)[1]) -%}
   {%- endfor -%}
-  {%- set limit = spark_incremental.get_config_var('manifest_compact_after') | int -%}
   {%- if not force and partitions | length <= limit -%}
     {{- return(none) -}}
   {%- endif -%}

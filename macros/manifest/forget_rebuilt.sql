@@ -50,6 +50,7 @@
     {%- do rows.append({'model': name, 'record_type': 'remove', 'action': 'rebuilt: ' ~ model_name ~ ', ' ~ reason}) -%}
   {%- endfor -%}
   {%- do spark_incremental.append_manifest_rows(rows) -%}
+  {%- do spark_incremental._run_cache('rebuilt').setdefault('models', []).extend(forgotten) -%}
   {%- if model_name == 'spark_incremental_base_sessions_lifecycle_manifest' -%}
     {#- the quarantine holds sessions of the lifecycle manifest being emptied: it is
         re-derived with it (a session left in it would never enter the lifecycle again) -#}
@@ -66,21 +67,10 @@
 
 
 {#- Models whose manifest row a rebuild removed in this invocation (update_manifest does
-    not record progress for them). One query, pruned to this invocation's partitions. -#}
+    not record progress for them): _forget_rebuilt, the one writer of those 'remove' rows,
+    notes them for the invocation as it appends them (_run_cache), so no query. -#}
 {% macro _models_rebuilt_this_run() -%}
-  {%- set relation = spark_incremental.manifest_log_relation() -%}
-  {%- if not spark_incremental._relation_exists(relation) -%}
-    {{- return([]) -}}
-  {%- endif -%}
-  {%- set sql -%}
-    select distinct model
-    from {{ relation }}
-    where
-        batch_id like {{ spark_incremental._quote(invocation_id ~ '-%') }}
-        and record_type = 'remove'
-        and action like 'rebuilt: %'
-  {%- endset -%}
-  {{- return(spark_incremental._fetch_rows(sql) | map(attribute=0) | list) -}}
+  {{- return(spark_incremental._run_cache('rebuilt').get('models', []) | unique | list) -}}
 {%- endmacro %}
 
 

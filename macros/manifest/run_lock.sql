@@ -4,9 +4,10 @@
     - A run appends a 'lock' row (state = its invocation id), then reads the open locks
       (a 'lock' row and no 'unlock' row for the same invocation). The oldest live lock
       wins; a run that loses appends its 'unlock' row and stops, naming the holder.
-    - The winner waits a settle delay and reads again, so a lock stamped earlier but
-      committed later (two runs started at the same moment) is seen: the run that finds
-      an older lock then backs off. The winner is decided by what is committed.
+    - The run reads the locks only once its own lock row's stamp is a settle delay old
+      (it waits for what is left of the delay after its append), so a lock stamped
+      earlier but committed later (two runs started at the same moment) is seen: the run
+      that finds an older lock backs off. The winner is decided by what is committed.
     - A running run keeps its lock alive: once a third of lock_timeout_minutes has passed
       since the run started, every model and interval batch appends a heartbeat ('lock'
       row, action 'heartbeat'). A lock whose newest row is older than
@@ -19,8 +20,8 @@
 {%- endmacro %}
 
 
-{#- How long the winner waits before reading the locks again (seconds): longer than an
-    append takes to commit on a busy server. -#}
+{#- How long after its own lock row's stamp a run reads the locks (seconds): longer than
+    an append takes to commit on a busy server. -#}
 {% macro _lock_settle_seconds() -%}
   {{- return(2) -}}
 {%- endmacro %}
@@ -47,14 +48,19 @@
     {%- endif -%}
   {%- endif -%}
   {%- do rows.append({'model': name, 'record_type': 'lock', 'state': invocation_id, 'action': 'run started'}) -%}
-  {%- do spark_incremental.append_manifest_rows(rows) -%}
+  {#- the lock row's written_at: the first row's stamp, then a microsecond per row -#}
+  {%- set stamped = modules.datetime.datetime.utcnow() -%}
+  {%- do spark_incremental.append_manifest_rows(rows, stamped) -%}
+  {%- set lock_stamp = stamped + modules.datetime.timedelta(microseconds=rows | length - 1) -%}
 
-  {%- set live = spark_incremental._take_over_silent_locks(timeout) -%}
-  {%- if live[0].invocation_id == invocation_id -%}
-    {%- do spark_incremental._fetch_rows("select reflect('java.lang.Thread', 'sleep', cast("
-        ~ spark_incremental._lock_settle_seconds() * 1000 ~ " as bigint))") -%}
-    {%- set live = spark_incremental._take_over_silent_locks(timeout) -%}
+  {#- every lock stamped before ours has committed a settle delay after its stamp: read
+      once that much time has passed since ours (the append's own time counts) -#}
+  {%- set ready_at = lock_stamp + modules.datetime.timedelta(seconds=spark_incremental._lock_settle_seconds()) -%}
+  {%- set wait_ms = ((ready_at - modules.datetime.datetime.utcnow()).total_seconds() * 1000) | round(0, 'ceil') | int -%}
+  {%- if wait_ms > 0 -%}
+    {%- do spark_incremental._fetch_rows("select reflect('java.lang.Thread', 'sleep', cast(" ~ wait_ms ~ " as bigint))") -%}
   {%- endif -%}
+  {%- set live = spark_incremental._take_over_silent_locks(timeout) -%}
   {%- if live[0].invocation_id != invocation_id -%}
     {%- do spark_incremental._release_run_lock() -%}
     {%- set holder = live[0] -%}

@@ -30,7 +30,7 @@
   {%- endif -%}
   {%- do spark_incremental.plan_changes() -%}
   {#- appends overwrite their own partition in dynamic mode: make sure the log says so -#}
-  {%- do spark_incremental._ensure_dynamic_overwrite(spark_incremental.ensure_manifest_log()) -%}
+  {%- do spark_incremental._ensure_dynamic_overwrite(spark_incremental.ensure_manifest_log(), listed=true) -%}
   {%- do spark_incremental._acquire_run_lock() -%}
   {%- do spark_incremental.remove_models() -%}
   {{- return('') -}}

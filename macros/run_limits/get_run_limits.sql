@@ -18,9 +18,10 @@
         run_vars.lookback_window_hours, spark_incremental.now())) -}}
   {%- endif -%}
   {%- set event_columns = spark_incremental._check_events_table().columns | map('lower') | list -%}
-  {%- do spark_incremental._check_session_time_zone() -%}
   {%- do spark_incremental._check_hook_configured(tracked) -%}
   {%- set summary = spark_incremental._manifest_summary(tracked) -%}
+  {#- after the summary: its read brings the session time zone along -#}
+  {%- do spark_incremental._check_session_time_zone() -%}
   {%- set new_models = [] -%}
   {%- for name in tracked if name not in summary.models -%}
     {%- do new_models.append(name) -%}

@@ -2,7 +2,9 @@
     logged once). Returns {'lower_limit', 'upper_limit', 'state', 'last_success_by_model',
     'nothing_new', 'sessions_until', 'restate'} (datetimes, int, {model: datetime}, bool:
     the window is empty because no event arrived since the last run, datetime: a
-    session's events are read up to it, bool: state 5, a restatement). -#}
+    session's events are read up to it, bool: state 5, a restatement). Once per
+    invocation: the limits model keeps what it wrote (_keep_run_limits), else the first
+    reader reads the view; every later model and the hooks share it (_run_cache). -#}
 {% macro return_limits_from_model(limits_relation) -%}
   {%- if not spark_incremental._can_query() or spark_incremental._missing_at_compile(limits_relation) -%}
     {%- set placeholder = modules.datetime.datetime(1970, 1, 1) -%}
@@ -10,6 +12,10 @@
                 'nothing_new': false, 'sessions_until': placeholder, 'restate': false}) -}}
   {%- endif -%}
   {%- do spark_incremental._keep_run_lock() -%}
+  {%- set cache = spark_incremental._run_cache('run_limits') -%}
+  {%- if (limits_relation | string) in cache -%}
+    {{- return(dict(cache[limits_relation | string])) -}}
+  {%- endif -%}
   {%- set sql -%}
     select
         date_format(lower_limit, 'yyyy-MM-dd HH:mm:ss') as lower_limit,
@@ -26,15 +32,44 @@
         "spark_incremental: " ~ limits_relation ~ " should hold one row, found " ~ rows | length
         ~ ". Run spark_incremental_base_new_event_limits first.") -%}
   {%- endif -%}
+  {%- set limits = spark_incremental._limits_from_row(rows[0]) -%}
+  {%- do cache.update({limits_relation | string: limits}) -%}
+  {{- return(dict(limits)) -}}
+{%- endmacro %}
+
+
+{#- The limits as return_limits_from_model returns them, from the view's row (lower_limit,
+    upper_limit, sessions_until as 'YYYY-MM-DD HH:MM:SS' text, state, the
+    last_success_by_model JSON, nothing_new). -#}
+{% macro _limits_from_row(row) -%}
   {{- return({
-      'lower_limit': spark_incremental._parse_ts(rows[0][0]),
-      'upper_limit': spark_incremental._parse_ts(rows[0][1]),
-      'state': rows[0][2] | int,
-      'last_success_by_model': spark_incremental._parse_last_success_json(rows[0][3]),
-      'nothing_new': rows[0][4] in [true, 'true', 1],
-      'sessions_until': spark_incremental._parse_ts(rows[0][5]),
-      'restate': rows[0][2] | int == 5,
+      'lower_limit': spark_incremental._parse_ts(row[0]),
+      'upper_limit': spark_incremental._parse_ts(row[1]),
+      'state': row[2] | int,
+      'last_success_by_model': spark_incremental._parse_last_success_json(row[3]),
+      'nothing_new': row[4] in [true, 'true', 1],
+      'sessions_until': spark_incremental._parse_ts(row[5]),
+      'restate': row[2] | int == 5,
   }) -}}
+{%- endmacro %}
+
+
+{#- The limits model, as it is rendered in a run: keep the limits it writes for the
+    readers of this invocation, exactly as they would read them back from the view (the
+    same texts, to the second). `relation`: the limits model's relation. -#}
+{% macro _keep_run_limits(relation, limits, last_success_json) -%}
+  {%- if not spark_incremental._can_query() or flags.WHICH not in ['run', 'build', 'retry'] -%}
+    {{- return(none) -}}
+  {%- endif -%}
+  {%- set row = [
+      spark_incremental._ts_text(limits.lower_limit),
+      spark_incremental._ts_text(limits.upper_limit),
+      limits.state,
+      last_success_json,
+      limits.get('nothing_new') or false,
+      spark_incremental._ts_text(limits.sessions_until),
+  ] -%}
+  {%- do spark_incremental._run_cache('run_limits').update({relation | string: spark_incremental._limits_from_row(row)}) -%}
 {%- endmacro %}
 
 

@@ -4,6 +4,8 @@
 
 {%- set limits = spark_incremental.get_run_limits() %}
 {%- set last_success_json = spark_incremental._last_success_json(limits.get('last_success_by_model', {})) %}
+{#- the models and hooks of this run read these limits from here, not from the view -#}
+{%- do spark_incremental._keep_run_limits(this, limits, last_success_json) %}
 
 with
 

@@ -56,7 +56,7 @@ as
 
 
 {#- Overwrite the target from <name>__si_apply: only its partitions (dynamic partition
-    overwrite, set as the table's option), then drop the affected partitions that ended up
+    overwrite, set as the table's option unless target_desc says it is set), then drop the affected partitions that ended up
     empty. Unpartitioned: the whole table. Idempotent, so recovery can run it again.
     maybe_empty: the partitions that may end up empty (list of value lists), or none
     when unknown (recovery: all of the apply table's partitions are checked). -#}
@@ -96,7 +96,9 @@ where not __si_marker
   {%- if not recovering -%}
     {%- do spark_incremental._managed_fault('before_overwrite') -%}
   {%- endif -%}
-  {%- do spark_incremental._ensure_dynamic_overwrite(target) -%}
+  {%- if not target_desc.get('dynamic_overwrite') -%}
+    {%- do spark_incremental._ensure_dynamic_overwrite(target) -%}
+  {%- endif -%}
   {%- do adapter.execute('insert overwrite table ' ~ target ~ ' partition (' ~ names | join(', ') ~ ')\n' ~ select_sql, fetch=false) -%}
   {%- set emptied = [] -%}
   {%- for row in partitions if row[names | length] == 0 -%}

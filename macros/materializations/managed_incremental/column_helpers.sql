@@ -11,9 +11,12 @@
 {%- endmacro %}
 
 
-{#- A table's columns in table order as [(name, type)] and its partition columns. -#}
+{#- A table's columns in table order as [(name, type)], its partition columns, and whether
+    it carries the option partitionOverwriteMode = dynamic (dynamic_overwrite: the
+    partition rewrite then sets nothing), in one metadata call. -#}
 {% macro _managed_describe(relation) -%}
-  {%- set rows = spark_incremental._fetch_rows('describe table ' ~ relation) -%}
+  {%- set rows = spark_incremental._fetch_rows('describe table extended ' ~ relation) -%}
+  {%- set found = {'dynamic_overwrite': false} -%}
   {%- set columns = [] -%}
   {%- set partition_by = [] -%}
   {%- set section = {'name': 'columns'} -%}
@@ -21,17 +24,21 @@
     {%- set name = (row[0] or '') | trim -%}
     {%- if name == '# Partition Information' -%}
       {%- do section.update({'name': 'partitions'}) -%}
-    {%- elif name == '' or name.startswith('#') -%}
-      {%- if section.name == 'partitions' and name == '' -%}
-        {%- do section.update({'name': 'other'}) -%}
-      {%- endif -%}
+    {%- elif name in ['', '# Detailed Table Information'] -%}
+      {#- the extended part follows the columns (and the partition columns) -#}
+      {%- do section.update({'name': 'other'}) -%}
+    {%- elif name.startswith('#') -%}
+      {#- a section's column header -#}
     {%- elif section.name == 'columns' -%}
       {%- do columns.append((name, row[1])) -%}
     {%- elif section.name == 'partitions' -%}
       {%- do partition_by.append(name) -%}
+    {%- elif name == 'Storage Properties' -%}
+      {%- do found.update({'dynamic_overwrite': modules.re.search(
+          '(^|[\\[ ,])partitionOverwriteMode=dynamic([\\],]|$)', (row[1] or '') | trim) is not none}) -%}
     {%- endif -%}
   {%- endfor -%}
-  {{- return({'columns': columns, 'partition_by': partition_by}) -}}
+  {{- return({'columns': columns, 'partition_by': partition_by, 'dynamic_overwrite': found.dynamic_overwrite}) -}}
 {%- endmacro %}
 
 

@@ -80,9 +80,8 @@
   {%- endfor -%}
   {%- do spark_incremental._log(cfg.model ~ ': ' ~ message) -%}
 
-  {%- call statement('main') -%}
-    select {{ spark_incremental._quote(plan.action) }} as spark_incremental_action
-  {%- endcall -%}
+  {#- dbt's result for the node, without a round trip: the writes above were the work -#}
+  {%- call noop_statement('main', plan.action) -%}{%- endcall -%}
 
   {{ run_hooks(post_hooks) }}
 

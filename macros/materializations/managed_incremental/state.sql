@@ -3,11 +3,17 @@
 
 {#- Read: none when the model has no state (or the log does not exist yet); else
     {mutability_type, last_refresh (datetime), high_water_mark (text),
-     high_water_mark_type, state (dict from the JSON), action}. Only reads. -#}
+     high_water_mark_type, state (dict from the JSON), action}. Only reads. When this
+    invocation read the whole current state already (_manifest_current_rows, in the limits
+    model) and the model has not written its state since, that read answers. -#}
 {% macro _managed_read_state(model_name) -%}
   {%- set log_relation = spark_incremental.manifest_log_relation() -%}
   {%- if not spark_incremental._relation_exists(log_relation) -%}
     {{- return(none) -}}
+  {%- endif -%}
+  {%- set known = spark_incremental._run_cache('managed_states') -%}
+  {%- if 'by_model' in known and model_name not in known.written -%}
+    {{- return(known.by_model.get(model_name)) -}}
   {%- endif -%}
   {%- set sql -%}
     select
@@ -29,19 +35,28 @@
     {{- return(none) -}}
   {%- endif -%}
   {%- set row = rows[0] -%}
+  {{- return(spark_incremental._managed_state_from_row(row[0], row[1], row[2], row[3], row[4], row[5])) -}}
+{%- endmacro %}
+
+
+{#- A 'managed' row's columns (last_refresh as 'YYYY-MM-DD HH:MM:SS' text, state as JSON
+    text) as _managed_read_state returns them. -#}
+{% macro _managed_state_from_row(mutability_type, last_refresh, high_water_mark, high_water_mark_type, state, action) -%}
   {{- return({
-      'mutability_type': row[0],
-      'last_refresh': spark_incremental._parse_ts(row[1]),
-      'high_water_mark': row[2],
-      'high_water_mark_type': row[3],
-      'state': fromjson(row[4]) if row[4] else {},
-      'action': row[5],
+      'mutability_type': mutability_type,
+      'last_refresh': spark_incremental._parse_ts(last_refresh),
+      'high_water_mark': high_water_mark,
+      'high_water_mark_type': high_water_mark_type,
+      'state': fromjson(state) if state else {},
+      'action': action,
   }) -}}
 {%- endmacro %}
 
 
 {#- Write: append one 'managed' row. state is a dict, stored as JSON text. -#}
 {% macro _managed_write_state(model_name, mutability_type, last_refresh, high_water_mark, high_water_mark_type, state, action) -%}
+  {#- a later read of this model's state in this invocation (a test in dbt build) reads the log -#}
+  {%- do spark_incremental._run_cache('managed_states').setdefault('written', []).append(model_name) -%}
   {%- do spark_incremental.append_manifest_rows([{
       'model': model_name,
       'record_type': 'managed',

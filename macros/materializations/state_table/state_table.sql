@@ -35,11 +35,12 @@
       {%- endif %}
       as {{ compiled_code }}
     {%- endcall -%}
-  {%- elif options -%}
+  {%- elif options and not spark_incremental._state_table_options_set(target_relation, options) -%}
     {#- idempotent: tables created by 0.1.0 lack the options the appends rely on -#}
     {%- call statement('main') -%}
       alter table {{ target_relation }} set serdeproperties ({{ spark_incremental._state_table_options(options) }})
     {%- endcall -%}
+    {%- do spark_incremental._run_cache('table_options').setdefault(target_relation | string, {}).update(options) -%}
   {%- else -%}
     {%- call noop_statement('main', 'kept') -%}{%- endcall -%}
   {%- endif -%}
@@ -48,6 +49,17 @@
 
   {{ return({'relations': [target_relation]}) }}
 {% endmaterialization %}
+
+
+{#- Did this invocation set every one of these options on the table already (start_run
+    sets the manifest log's, _ensure_dynamic_overwrite)? -#}
+{% macro _state_table_options_set(relation, options) -%}
+  {%- set done = spark_incremental._run_cache('table_options').get(relation | string, {}) -%}
+  {%- for key, value in options.items() if done.get(key) != value -%}
+    {{- return(false) -}}
+  {%- endfor -%}
+  {{- return(true) -}}
+{%- endmacro %}
 
 
 {#- {'key': 'value'} -> 'key' = 'value', ... -#}
