@@ -15,8 +15,9 @@ from __future__ import annotations
 import dataclasses
 import time
 from datetime import datetime, timedelta
-from typing import Callable
+from typing import Any, Callable
 
+from benchmarks.metrics import SqlMetrics
 from tests import generator as gen
 from tests.harness.dbt import DbtProject
 from tests.harness.sql import SparkSql
@@ -77,7 +78,7 @@ def catch_up_runs(events: list[gen.Event], skip_gaps: bool) -> int:
 
 
 def test_catch_up_skips_gaps_and_equals_one_full_run(
-    make_project: Callable[..., DbtProject], spark_sql: SparkSql
+    make_project: Callable[..., DbtProject], spark_sql: SparkSql, spark_server: Any
 ) -> None:
     events = _gapped_events()
     rows = [e.row() for e in events]
@@ -88,14 +89,18 @@ def test_catch_up_skips_gaps_and_equals_one_full_run(
     incremental = make_project(**{**BASE_VARS, **partitioned})
     spark_sql.create_table(incremental.relation("events"), gen.EVENT_COLUMNS, rows,
                            partitioned_by=["collector_date"])
+    probe = SqlMetrics(spark_server.ui_url)
     started = time.monotonic()
-    windows, gap_lines = [], []
+    windows, gap_lines, outage_scans = [], [], []
     for _ in range(20):
+        mark = probe.mark()
         result = incremental.run("run")
         if any("nothing to process" in line for line in result.pkg_lines()):
             break  # caught up: a run with nothing new
         windows.append(_window(result))
         gap_lines += [line for line in result.pkg_lines() if "(a gap of " in line]
+        if any("[state 4]" in line and "(a gap of " in line for line in result.pkg_lines()):
+            outage_scans = probe.reads_since(mark, incremental.schema, "events").scan_details
     catch_up_s = time.monotonic() - started
     needed, without_skipping = catch_up_runs(events, True), catch_up_runs(events, False)
     print(f"\ngap catch-up: {len(windows)} runs in {catch_up_s:.0f} s (the data needs {needed};"
@@ -111,6 +116,11 @@ def test_catch_up_skips_gaps_and_equals_one_full_run(
         " backfill_limit_days counted from the first event after it")
     assert gap_lines[1].startswith("spark_incremental: [state 4] standard incremental run; no event from '"), gap_lines[1]
     assert f"to '{after_outage:%Y-%m-%d %H:%M:%S}' (a gap of " in gap_lines[1], gap_lines[1]
+    # the run that crossed the outage, its scans of the events table in order: the
+    # nothing-new rule's limit-1 probes (in the window: no partition; past it: the 5 days
+    # after the outage), the first event past the gap (min() over 1 partition, the first
+    # day after it) and the window (its 3 days after the gap; the gap has no partition)
+    assert [s.partitions for s in outage_scans] == [0, 5, 1, 3], outage_scans
 
     # reference: one full run over the same events
     full = make_project(**{**BASE_VARS, **partitioned, "spark_incremental__backfill_limit_days": 60})
