@@ -32,6 +32,19 @@ VECTORS = [
     ("out_of_sync_far", "2021-03-01", "2021-05-01", 10, 10, "2021-02-28 18:00:00", "2021-03-31 00:00:00"),
     ("standard", "2021-03-01", "2021-03-01", 10, 10, "2021-02-28 18:00:00", "2021-03-31 00:00:00"),
 ]
+# a gap: the window holds no new event, the first one after it is at first_event (the
+# backfill counts from it; the lower limit stays): (name, ..., first_event) -> (lower, upper)
+GAP_VECTORS = [
+    ("empty_gap", None, None, 0, 10, "2021-03-01 12:00:00", "2021-01-01 00:00:00", "2021-03-31 12:00:00"),
+    ("new_models_gap", "2021-03-01", "2021-06-01", 5, 10, "2021-03-01 12:00:00",
+     "2021-01-01 00:00:00", "2021-03-31 12:00:00"),
+    ("out_of_sync_gap", "2021-03-01", "2021-05-01", 10, 10, "2021-04-20 00:00:00",
+     "2021-02-28 18:00:00", "2021-05-01 00:00:00"),
+    ("standard_gap", "2021-03-01", "2021-03-01", 10, 10, "2021-05-10 08:00:00",
+     "2021-02-28 18:00:00", "2021-06-09 08:00:00"),
+    ("standard_gap_now", "2021-03-01", "2021-03-01", 10, 10, "2029-12-31 00:00:00",
+     "2021-02-28 18:00:00", "2030-01-01 00:00:00"),
+]
 
 
 def event(event_id: str, session: str, ts: str) -> tuple:
@@ -55,6 +68,9 @@ def test_published_vectors(dbt_project: DbtProject) -> None:
     vectors = [
         {"name": n, "min_last_success": lo, "max_last_success": hi, "matched": m, "expected": e}
         for n, lo, hi, m, e, _, _ in VECTORS
+    ] + [
+        {"name": n, "min_last_success": lo, "max_last_success": hi, "matched": m, "expected": e, "first_event": f}
+        for n, lo, hi, m, e, f, _, _ in GAP_VECTORS
     ]
     args = {
         "vectors": vectors,
@@ -70,6 +86,7 @@ def test_published_vectors(dbt_project: DbtProject) -> None:
             payload = json.loads(line.split("run_limits_vector: ", 1)[1])
             found[payload["name"]] = (payload["lower_limit"], payload["upper_limit"])
     expected = {n: (lower, upper) for n, _, _, _, _, lower, upper in VECTORS}
+    expected.update({n: (lower, upper) for n, _, _, _, _, _, lower, upper in GAP_VECTORS})
     assert found == expected
 
 
@@ -247,7 +264,8 @@ def test_no_new_events_means_an_empty_window(events_project: DbtProject, spark_s
 
 
 def test_data_gap_is_crossed(dbt_project: DbtProject, spark_sql: SparkSql) -> None:
-    """No events for 40 days with backfill_limit_days = 30: the package moves past the gap."""
+    """No events for 40 days with backfill_limit_days = 30: one run crosses the gap (the
+    window reaches 30 days past the first event after it; its lower limit stays)."""
     events = [
         event("a1", "s1", "2021-01-01 10:00:00"),
         event("a2", "s2", "2021-01-02 10:00:00"),
@@ -263,16 +281,26 @@ def test_data_gap_is_crossed(dbt_project: DbtProject, spark_sql: SparkSql) -> No
         }
     )
     windows = []
-    for _ in range(3):
+    for i in range(2):
+        if i == 1:  # the previews show the window the run then takes (the same get_run_limits)
+            for preview in ("spark_incremental.show_state", "spark_incremental.plan"):
+                lines = dbt_project.run("run-operation", preview).lines
+                assert any("state 4: events '2021-01-02 04:00:00' to '2021-03-13 10:00:00'" in line
+                           for line in lines), (preview, lines)
         result = dbt_project.run("run")
-        windows.append([line for line in result.pkg_lines() if "processing data between" in line][0])
+        windows += state_lines(result.pkg_lines())
     assert windows == [
+        "spark_incremental: [state 1] no data in manifest, processing data from start_date",
         "spark_incremental: processing data between '2021-01-01 00:00:00' and '2021-01-31 00:00:00'",
-        # nothing after 01-02 10:00 within 30 days, but events after the window: move to its end
-        "spark_incremental: processing data between '2021-01-02 04:00:00' and '2021-02-01 10:00:00'",
-        "spark_incremental: processing data between '2021-02-01 04:00:00' and '2021-03-03 10:00:00'",
+        # nothing after 01-02 10:00 within 30 days, but events after the window: the gap is skipped
+        "spark_incremental: [state 4] standard incremental run; no event from '2021-01-02 10:00:00' to"
+        " '2021-02-11 10:00:00' (a gap of 40 d 0 h): skipped, backfill_limit_days counted from the first"
+        " event after it",
+        "spark_incremental: processing data between '2021-01-02 04:00:00' and '2021-03-13 10:00:00'",
     ]
     assert set(manifest(dbt_project, spark_sql).values()) == {"2021-02-11 10:30:00"}
+    # caught up: the next run has nothing new
+    assert any("nothing to process" in line for line in dbt_project.run("run").pkg_lines())
 
 
 def test_models_to_remove_backfills(events_project: DbtProject, spark_sql: SparkSql) -> None:

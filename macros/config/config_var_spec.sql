@@ -14,7 +14,7 @@
       {'name': 'start_date', 'type': 'date', 'default': '2020-01-01',
        'meaning': 'first day of events to process (UTC)'},
       {'name': 'backfill_limit_days', 'type': 'integer', 'default': 30, 'minimum': 1,
-       'meaning': 'the most days one run processes'},
+       'meaning': 'the most days of events one run processes (counted from the first event past a gap without events)'},
       {'name': 'lookback_window_hours', 'type': 'integer', 'default': 6, 'minimum': 0,
        'meaning': 'how far before last_success a run starts again (late loads)'},
       {'name': 'events_schema', 'type': 'identifier', 'default': 'atomic',

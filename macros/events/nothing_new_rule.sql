@@ -2,7 +2,8 @@
     place that decides it, with two limit-1 queries: one within the window's partitions,
     one past the window (so no scan lists more than the window's partitions). Returns {'skip': bool, 'rule':
     the log line's reason, or none when events newer than last_success exist (a standard
-    run, nothing to explain)}.
+    run, nothing to explain), 'gap': bool (no newer event in the window, but events past
+    it: get_run_limits skips the gap, _first_event_after)}.
 
     Nothing is new when no event is newer than the models' last_success (to the second,
     so 'newer' starts at next_second, up to any time: events past the window need the
@@ -26,14 +27,16 @@
   {%- set session_timestamp = adapter.quote(spark_incremental.get_config_var('session_timestamp')) -%}
   {%- set newer = session_timestamp ~ ' > ' ~ spark_incremental._ts_literal(next_second) -%}
   {%- if watermark is none -%}
-    {%- if spark_incremental._newer_events_exist(next_second, limits.upper_limit) -%}
-      {{- return({'skip': false, 'rule': none}) -}}
+    {%- if spark_incremental._events_exist_after(next_second, limits.upper_limit) -%}
+      {{- return({'skip': false, 'rule': none, 'gap': false}) -}}
+    {%- elif spark_incremental._events_exist_after(limits.upper_limit) -%}
+      {{- return({'skip': false, 'rule': none, 'gap': true}) -}}
     {%- endif -%}
     {%- if load_column is none -%}
-      {{- return({'skip': false, 'rule': 'the events table has no load timestamp (spark_incremental__load_timestamp),'
+      {{- return({'skip': false, 'gap': false, 'rule': 'the events table has no load timestamp (spark_incremental__load_timestamp),'
           ~ ' so late loads cannot be told from processed events: the lookback window is processed again'}) -}}
     {%- endif -%}
-    {{- return({'skip': false, 'rule': 'no load watermark is recorded yet: the lookback window is processed'
+    {{- return({'skip': false, 'gap': false, 'rule': 'no load watermark is recorded yet: the lookback window is processed'
         ~ ' once, to record one'}) -}}
   {%- endif -%}
   {%- set since = spark_incremental._ts_literal_precise(watermark) -%}
@@ -49,27 +52,23 @@
   {%- endset -%}
   {%- set found = spark_incremental._fetch_rows(sql) -%}
   {%- if found | length > 0 and found[0][0] in [true, 'true', 1] -%}
-    {{- return({'skip': false, 'rule': none}) -}}
+    {{- return({'skip': false, 'rule': none, 'gap': false}) -}}
   {%- endif -%}
   {%- if found | length == 0 and spark_incremental._events_exist_after(limits.upper_limit) -%}
-    {#- events past the window: a standard run (a gap in the data is crossed) -#}
-    {{- return({'skip': false, 'rule': none}) -}}
+    {#- events past the window only: a gap in the data, skipped -#}
+    {{- return({'skip': false, 'rule': none, 'gap': true}) -}}
   {%- endif -%}
-  {%- if found | length > 0 and not spark_incremental._newer_events_exist(next_second, limits.upper_limit) -%}
+  {%- if found | length > 0 -%}
+    {#- late loads into the lookback: newer events in the window, past it (a gap), or none -#}
+    {%- if spark_incremental._events_exist_after(next_second, limits.upper_limit) -%}
+      {{- return({'skip': false, 'rule': none, 'gap': false}) -}}
+    {%- elif spark_incremental._events_exist_after(limits.upper_limit) -%}
+      {{- return({'skip': false, 'rule': none, 'gap': true}) -}}
+    {%- endif -%}
     {{- return({'skip': false, 'rule': 'events loaded after the load watermark ' ~ since ~ ' (' ~ load_column
-        ~ ') lie in the lookback window: processing it'}) -}}
-  {%- elif found | length > 0 -%}
-    {{- return({'skip': false, 'rule': none}) -}}
+        ~ ') lie in the lookback window: processing it', 'gap': false}) -}}
   {%- endif -%}
   {{- return({'skip': true, 'rule': 'nothing loaded into the lookback window since the load watermark ' ~ since
-      ~ ' (' ~ load_column ~ '): nothing to process, every model skips its work'}) -}}
+      ~ ' (' ~ load_column ~ '): nothing to process, every model skips its work', 'gap': false}) -}}
 {%- endmacro %}
 
-
-{#- Is any event newer than next_second? First within the window (its partitions only),
-    then past it, so that no scan lists more than the window's partitions when the
-    answer is in the window. -#}
-{% macro _newer_events_exist(next_second, upper_limit) -%}
-  {{- return(spark_incremental._events_exist_after(next_second, upper_limit)
-      or spark_incremental._events_exist_after(upper_limit)) -}}
-{%- endmacro %}

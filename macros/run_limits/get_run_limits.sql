@@ -32,14 +32,29 @@
       summary.min_last_success, summary.max_last_success, summary.models | length, tracked | length,
       run_vars.start_date, run_vars.backfill_limit_days, run_vars.lookback_window_hours,
       spark_incremental.now(), new_models, restate) -%}
-  {%- do limits.update({'last_success_by_model': summary.last_success_by_model}) -%}
   {%- set next_second = summary.max_last_success + modules.datetime.timedelta(seconds=1) if summary.max_last_success else none -%}
-  {%- set skip = {'rule': none} -%}
+  {%- set skip = {'rule': none, 'gap': false} -%}
   {%- if limits.state == 4 -%}
     {#- nothing new: no event newer than last_success, nothing loaded late into the lookback
-        (two limit-1 queries, answered from Parquet statistics when nothing is new) -#}
+        (two limit-1 queries, answered from Parquet statistics when nothing is new); it
+        also tells a gap: no newer event in the window, but events past it -#}
     {%- do skip.update(spark_incremental._nothing_new_rule(event_columns, limits, summary.max_last_success)) -%}
+  {%- elif limits.state in [1, 2, 3] -%}
+    {#- a catch-up: its window holds no new event but events lie past it (a gap) -#}
+    {%- do skip.update({'gap': not spark_incremental._events_exist_after(limits.backfill_from, limits.upper_limit)
+        and spark_incremental._events_exist_after(limits.upper_limit)}) -%}
   {%- endif -%}
+  {%- if skip.gap -%}
+    {#- an empty range is processed trivially: the window reaches backfill_limit_days past
+        the first event after the gap, so N empty windows cost no run; its lower limit
+        (the lookback, late loads) stays -#}
+    {%- set limits = spark_incremental.calculate_run_limits(
+        summary.min_last_success, summary.max_last_success, summary.models | length, tracked | length,
+        run_vars.start_date, run_vars.backfill_limit_days, run_vars.lookback_window_hours,
+        spark_incremental.now(), new_models, restate,
+        first_event=spark_incremental._first_event_after(limits.upper_limit)) -%}
+  {%- endif -%}
+  {%- do limits.update({'last_success_by_model': summary.last_success_by_model}) -%}
   {%- if skip.get('skip') -%}
     {#- an empty window, so every model's work is skipped: the instant after last_success,
         which no session of the lifecycle manifest reaches -#}

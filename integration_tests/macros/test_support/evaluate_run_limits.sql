@@ -7,7 +7,8 @@
         spark_incremental._parse_ts(vector.max_last_success),
         vector.matched, vector.expected,
         spark_incremental._parse_ts(start_date), backfill_limit_days, lookback_window_hours,
-        spark_incremental._parse_ts(now)) -%}
+        spark_incremental._parse_ts(now),
+        first_event=spark_incremental._parse_ts(vector.get('first_event'))) -%}
     {%- do log('run_limits_vector: ' ~ tojson({
         'name': vector.name,
         'state': limits.state,
