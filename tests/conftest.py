@@ -89,6 +89,12 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         )
 
 
+def _server_timeout_s() -> float:
+    """How long a Spark start may take (SPARK_INCREMENTAL_SERVER_TIMEOUT, seconds): generous,
+    since a loaded 2-core machine can take over a minute to boot a JVM."""
+    return float(os.environ.get("SPARK_INCREMENTAL_SERVER_TIMEOUT", "300"))
+
+
 @pytest.fixture(scope="session")
 def spark_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster | None]:
     """The cluster topology (a standalone master and two workers, the metastore in
@@ -100,7 +106,7 @@ def spark_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster 
         check_cluster_deps()
     except SparkServerError as exc:
         pytest.exit(str(exc), returncode=3)
-    timeout_s = float(os.environ.get("SPARK_INCREMENTAL_SERVER_TIMEOUT", "300"))
+    timeout_s = _server_timeout_s()
     cluster = Cluster.start(tmp_path_factory.mktemp("cluster"), timeout_s=timeout_s)
     _STARTED.append(cluster.server)
     try:
@@ -120,8 +126,7 @@ def spark_server(
         check_java()
     except SparkServerError as exc:
         pytest.exit(str(exc), returncode=3)
-    # Generous bound: a loaded 2-core machine can take over a minute to boot the JVM.
-    timeout_s = float(os.environ.get("SPARK_INCREMENTAL_SERVER_TIMEOUT", "300"))
+    timeout_s = _server_timeout_s()
     server = ThriftServer.start(tmp_path_factory.mktemp("spark"), timeout_s=timeout_s)
     _STARTED.append(server)
     try:
