@@ -85,7 +85,7 @@ COMPILED = "target/compiled/spark_incremental_integration_tests/models/"
 
 
 # ------------------------------------------------------------ every type, multi-run
-def test_each_mutability_type_over_runs(project: DbtProject, spark_sql: SparkSql) -> None:
+def test_each_mutability_type_over_runs(project: DbtProject, spark_sql: SparkSql, spark_server: Any) -> None:
     dim, facts = project.relation("dim_src"), project.relation("facts_src")
     spark_sql.create_table(dim, COLS, [(1, "a", D(2020, 1, 1)), (2, "b", D(2020, 1, 2)), (3, "c", D(2020, 1, 2))])
     spark_sql.create_table(facts, COLS, [(1, "x", D(2020, 1, 1)), (2, "y", D(2020, 1, 2))])
@@ -119,7 +119,13 @@ def test_each_mutability_type_over_runs(project: DbtProject, spark_sql: SparkSql
     spark_sql.insert_rows(facts, COLS, [(3, "z", D(2020, 1, 3)), (4, "w", D(2020, 1, 4))])
 
     # run 2, 12:30: the crons are not due
+    probe = SqlMetrics(spark_server.ui_url)
+    mark = probe.mark()
     r2 = run(project, models, "2020-01-05 12:30:00")
+    # a skipped model writes nothing, so it does not describe its query (Spark's metrics)
+    described = [st["node"].rsplit(".", 1)[-1] for st in probe.reads_since(mark, project.schema, "-").statements
+                 if st["sql"].lower().startswith("describe query")]
+    assert sorted(described) == ["m_upsert"], described
     assert action(r2, "m_immutable") == "skipped: immutable"
     assert action(r2, "m_full") == "skipped: next refresh due at 2020-01-05 13:00:00 (update_cron '0 13 * * *')"
     assert action(r2, "m_ds_append") == "skipped: next refresh due at 2020-01-05 18:00:00 (update_cron '0 */6 * * *')"
