@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from benchmarks.metrics import SqlMetrics
 from tests.harness.dbt import DbtProject, DbtResult
 from tests.harness.sql import SparkSql
 
@@ -84,7 +85,7 @@ COMPILED = "target/compiled/spark_incremental_integration_tests/models/"
 
 
 # ------------------------------------------------------------ every type, multi-run
-def test_each_mutability_type_over_runs(project: DbtProject, spark_sql: SparkSql) -> None:
+def test_each_mutability_type_over_runs(project: DbtProject, spark_sql: SparkSql, spark_server: Any) -> None:
     dim, facts = project.relation("dim_src"), project.relation("facts_src")
     spark_sql.create_table(dim, COLS, [(1, "a", D(2020, 1, 1)), (2, "b", D(2020, 1, 2)), (3, "c", D(2020, 1, 2))])
     spark_sql.create_table(facts, COLS, [(1, "x", D(2020, 1, 1)), (2, "y", D(2020, 1, 2))])
@@ -118,7 +119,13 @@ def test_each_mutability_type_over_runs(project: DbtProject, spark_sql: SparkSql
     spark_sql.insert_rows(facts, COLS, [(3, "z", D(2020, 1, 3)), (4, "w", D(2020, 1, 4))])
 
     # run 2, 12:30: the crons are not due
+    probe = SqlMetrics(spark_server.ui_url)
+    mark = probe.mark()
     r2 = run(project, models, "2020-01-05 12:30:00")
+    # a skipped model writes nothing, so it does not describe its query (Spark's metrics)
+    described = [st["node"].rsplit(".", 1)[-1] for st in probe.reads_since(mark, project.schema, "-").statements
+                 if st["sql"].lower().startswith("describe query")]
+    assert sorted(described) == ["m_upsert"], described
     assert action(r2, "m_immutable") == "skipped: immutable"
     assert action(r2, "m_full") == "skipped: next refresh due at 2020-01-05 13:00:00 (update_cron '0 13 * * *')"
     assert action(r2, "m_ds_append") == "skipped: next refresh due at 2020-01-05 18:00:00 (update_cron '0 */6 * * *')"
@@ -219,10 +226,13 @@ def test_append_killed_before_its_first_mark_is_not_appended_twice(project: DbtP
 
 # --------------------------------------------------------- upsert on plain parquet
 @pytest.mark.cluster_core
-def test_parquet_upsert_moves_rows_between_partitions_and_recovers(project: DbtProject, spark_sql: SparkSql) -> None:
+def test_parquet_upsert_moves_rows_between_partitions_and_recovers(
+        project: DbtProject, spark_sql: SparkSql, spark_server: Any) -> None:
     """The query returns only this run's new or changed rows (like a sessionisation
     model); rows move between partitions; a run killed before the overwrite is finished
-    by the next run from the leftover staging table."""
+    by the next run from the leftover staging table. With upsert_date_key on the
+    partition column, the search for existing keys reads only the partitions from the
+    bound on (Spark's metrics)."""
     batch = project.relation("batch_src")
     spark_sql.create_table(batch, COLS, [
         (1, "a", D(2020, 1, 1)), (2, "b", D(2020, 1, 2)), (3, "c", D(2020, 1, 3)),
@@ -245,7 +255,15 @@ def test_parquet_upsert_moves_rows_between_partitions_and_recovers(project: DbtP
     spark_sql.insert_rows(batch, COLS, change)
     expected.update({r[0]: r for r in change})
     bounded_expected.update({r[0]: r for r in change if r[0] != 3})
+    probe = SqlMetrics(spark_server.ui_url)
+    mark = probe.mark()
     r2 = run(project, models)
+    # u_bounded holds 3 partitions (2020-01-01 to 03); its bound is 2020-01-02 (the new
+    # rows' min ds, lookback 0): no scan of it reads 2020-01-01 (the bound, taken from the
+    # staged rows in the same query, prunes at run time)
+    bounded_scans = probe.reads_since(mark, project.schema, "u_bounded").scan_details
+    assert bounded_scans and all(0 < scan.partitions <= 2 for scan in bounded_scans), [
+        (scan.partitions, scan.desc) for scan in bounded_scans]
     # touched: 2020-01-01 (id 1 left, id 3 arrived), 01-02 (ids 2, 7), 01-03 (id 3 left), 01-04 (id 1 arrived)
     assert action(r2, "u_part") == "upserted 4 rows on id: replaced 4 partitions, 1 emptied and dropped"
     assert action(r2, "u_flat") == "upserted 4 rows on id: rewrote the table"

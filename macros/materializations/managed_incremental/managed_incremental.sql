@@ -1,33 +1,39 @@
 {#- managed_incremental: the model declares how its source mutates; each run builds the
     cheapest correct update and records its state in the manifest log.
 
-      validate (no SQL) -> describe the query (reads nothing) -> pre-hooks
-      -> the run's plan (_managed_run_plan: recover leftovers of an interrupted run,
-         read state, plan; computed once, when dbt rendered the model's SQL or now)
+      validate (no SQL) -> the run's plan (_managed_run_plan: recover leftovers of an
+         interrupted run, read state, plan; computed once, when dbt rendered the model's
+         SQL or now) -> describe the query (reads nothing; not when the plan is to skip:
+         a skipped model writes nothing, so it needs no columns) -> pre-hooks
       -> rebuild bookkeeping -> write -> record state -> one log line -> post-hooks
 
     See docs/managed_incremental.md for the user-facing contract. -#}
 {% materialization managed_incremental, adapter='spark', supported_languages=['sql'] %}
   {%- set cfg = spark_incremental._managed_config() -%}
   {%- set target = this.incorporate(type='table') -%}
-  {%- set query_columns = spark_incremental._managed_query_columns(compiled_code) -%}
+
+  {#- the one plan (plan.sql): recovery, state, flags and plan, as the SQL was rendered
+      (already computed when the model's SQL asked for it, e.g. is_incremental()) -#}
+  {%- set current = spark_incremental._managed_run_plan() -%}
   {%- set sql = compiled_code -%}
-  {%- if cfg.intervals -%}
-    {%- do spark_incremental._interval_check_columns(cfg.model, cfg.intervals, query_columns) -%}
-  {%- endif -%}
-  {%- set partitioning = spark_incremental._partitioning_for_model(cfg, target, sql, query_columns, should_full_refresh()) -%}
-  {%- if partitioning is not none -%}
-    {%- set sql = spark_incremental._partitioned_sql(sql, partitioning, query_columns | map(attribute=0) | map('lower') | list) -%}
+  {%- set query_columns = none -%}
+  {%- if current.plan.action != 'skip' -%}
     {%- set query_columns = spark_incremental._managed_query_columns(sql) -%}
-    {%- do cfg.update({'partition_by': partitioning.partition_by}) -%}
+    {%- if cfg.intervals -%}
+      {%- do spark_incremental._interval_check_columns(cfg.model, cfg.intervals, query_columns) -%}
+    {%- endif -%}
+    {%- set partitioning = spark_incremental._partitioning_for_model(cfg, target, sql, query_columns, should_full_refresh()) -%}
+    {%- if partitioning is not none -%}
+      {%- set sql = spark_incremental._partitioned_sql(sql, partitioning, query_columns | map(attribute=0) | map('lower') | list) -%}
+      {%- set query_columns = spark_incremental._managed_query_columns(sql) -%}
+      {%- do cfg.update({'partition_by': partitioning.partition_by}) -%}
+    {%- endif -%}
+    {%- set cfg = spark_incremental._managed_validate_columns(cfg, query_columns) -%}
   {%- endif -%}
-  {%- set cfg = spark_incremental._managed_validate_columns(cfg, query_columns) -%}
 
   {{ run_hooks(pre_hooks) }}
   {%- do spark_incremental._keep_run_lock() -%}
 
-  {#- the one plan (plan.sql): recovery, state, flags and plan, as the SQL was rendered -#}
-  {%- set current = spark_incremental._managed_run_plan() -%}
   {%- for message in current.recovered -%}
     {%- do spark_incremental._log(cfg.model ~ ': ' ~ message) -%}
   {%- endfor -%}
@@ -35,7 +41,10 @@
   {%- set state = current.state -%}
   {%- set now = current.now -%}
   {%- set flags = current.flags -%}
-  {%- set plan = spark_incremental._managed_plan_for_query(current.plan, current.cfg, cfg) -%}
+  {%- set plan = current.plan -%}
+  {%- if query_columns is not none -%}
+    {%- set plan = spark_incremental._managed_plan_for_query(plan, current.cfg, cfg) -%}
+  {%- endif -%}
   {%- set plan = spark_incremental._managed_rebuild(cfg, state, plan, flags) -%}
   {%- for note in [plan.kept, plan.changes_skipped] if note -%}
     {%- do spark_incremental._log(cfg.model ~ ': ' ~ note) -%}

@@ -161,12 +161,17 @@ from (
 
   {#- 1. stage (no leftovers here: _managed_recover ran first) -#}
   {%- set stage = spark_incremental._managed_stage(target, columns, body) -%}
-  {#- row count and max(along) of the new rows: a query of its own only when needed
-      first (unpartitioned target, or upsert_date_key, whose bound must be a literal so
-      Spark prunes); else they come with the affected partitions below -#}
+  {#- row count and max(along) of the new rows: they come with the affected partitions
+      below, in the same query. A query of their own only when there is no such query
+      (unpartitioned target) or when upsert_date_key is not a partition column: its bound
+      is then a literal, so Parquet's statistics can skip row groups; on a partition
+      column the bound is a scalar subquery of the stage, which Spark evaluates before it
+      lists the target's files (runtime partition pruning) -#}
   {%- set bounded = plan.by_key and cfg.upsert_date_key -%}
+  {%- set partition_names_lower = partition_columns | map(attribute=0) | map('lower') | list -%}
+  {%- set bound_in_query = bounded and cfg.upsert_date_key | lower in partition_names_lower -%}
   {%- set stats = none -%}
-  {%- if partition_columns | length == 0 or bounded -%}
+  {%- if partition_columns | length == 0 or (bounded and not bound_in_query) -%}
     {%- set extra = ['cast(min(' ~ cfg.upsert_date_key ~ ') as string)'] if bounded else [] -%}
     {%- set stats = spark_incremental._managed_stats(stage, cfg, 'true', extra) | list -%}
     {%- if stats[0] == 0 and plan.replace_lower is none -%}
@@ -182,7 +187,12 @@ from (
         {'lower': plan.replace_lower, 'lower_op': '>', 'upper': none}, cfg.along_type, 't') ~ ', false)') -%}
   {%- endif -%}
   {%- set key_bound = 'true' -%}
-  {%- if bounded and stats[2] is not none -%}
+  {%- if bound_in_query -%}
+    {#- the same bound as the literal below, none when the new rows have no date -#}
+    {%- set stage_min = '(select cast(min(' ~ cfg.upsert_date_key ~ ') as string) from ' ~ stage ~ ')' -%}
+    {%- set key_bound = '(t.' ~ cfg.upsert_date_key ~ ' >= date_sub(to_date(' ~ stage_min ~ '), '
+        ~ cfg.upsert_lookback_days ~ ') or ' ~ stage_min ~ ' is null)' -%}
+  {%- elif bounded and stats[2] is not none -%}
     {%- set key_bound = 't.' ~ cfg.upsert_date_key ~ ' >= date_sub(to_date(' ~ spark_incremental._quote(stats[2]) ~ '), '
         ~ cfg.upsert_lookback_days ~ ')' -%}
   {%- endif -%}
