@@ -173,15 +173,17 @@ class SqlMetrics:
                 reads.executions += 1
                 reads.spark_ms += int(summary.get("duration") or 0)
             scanned = 0
+            tables: dict[str, int] = {}  # rows read per table by this execution
             for node in detail.get("nodes", []):
                 any_scan = _ANY_SCAN.match(node.get("nodeName", ""))
                 if any_scan:
                     metrics = {m["name"]: m["value"] for m in node.get("metrics", [])}
-                    t = reads.by_table.setdefault(any_scan.group(1).split(".", 1)[-1]
-                                                  if any_scan.group(1).count(".") > 1
-                                                  else any_scan.group(1),
-                                                  {"rows": 0, "files": 0, "scans": 0})
-                    t["rows"] += parse_count(metrics.get("number of output rows", "0"))
+                    name = (any_scan.group(1).split(".", 1)[-1] if any_scan.group(1).count(".") > 1
+                            else any_scan.group(1))
+                    t = reads.by_table.setdefault(name, {"rows": 0, "files": 0, "scans": 0})
+                    rows = parse_count(metrics.get("number of output rows", "0"))
+                    t["rows"] += rows
+                    tables[name] = tables.get(name, 0) + rows
                     t["files"] += parse_count(metrics.get("number of files read", "0"))
                     t["scans"] += 1
                 if not pattern.match(node.get("nodeName", "")):
@@ -207,6 +209,8 @@ class SqlMetrics:
                 # a statement's own sub-execution (e.g. the insert of a CTAS): same round trip
                 if root in by_id:
                     by_id[root]["rows_read"] += scanned
+                    for name, rows in tables.items():
+                        by_id[root]["tables"][name] = by_id[root]["tables"].get(name, 0) + rows
                 continue
             names = [n.get("nodeName", "") for n in detail.get("nodes", [])]
             if names == ["CommandResult"]:
@@ -219,6 +223,7 @@ class SqlMetrics:
                 "id": eid,
                 "ms": int(summary.get("duration") or 0),
                 "rows_read": scanned,
+                "tables": tables,
                 "node": who,
                 "sql": " ".join(text.split())[:200],
             }

@@ -775,6 +775,30 @@ def table_reads(results: list[CaseResult]) -> str:
             vals = [run.reads.get("by_table", {}).get(t, {}).get("rows", 0) for run in r.runs]
             cells.append(_fmt_n(statistics.median(vals)) if vals else "–")
         lines.append(f"| {t} | " + " | ".join(cells) + " |")
+    split = table_reads_by_node(chosen)
+    return "\n".join(lines) + ("\n\n" + split if split else "")
+
+
+def table_reads_by_node(chosen: list[CaseResult]) -> str:
+    """The incremental runs' rows read per table and dbt node (the middle run of each
+    case; the statements' own scans, nested executions included): which model's read of
+    a table grows. The events table is left out (see the round trips)."""
+    rs = [r for r in chosen if r.case == "incremental" and r.runs]
+    counts: dict[tuple[str, str], dict[str, int]] = {}
+    for r in rs:
+        run = r.runs[len(r.runs) // 2]
+        for st in run.reads.get("statements", []):
+            for table, rows in st.get("tables", {}).items():
+                if rows and not table.endswith(".events"):
+                    cell = counts.setdefault((table, _short(st.get("node", ""))), {})
+                    cell[r.label] = cell.get(r.label, 0) + rows
+    if not counts:
+        return ""
+    lines = ["Incremental runs, per table and dbt node:", "",
+             "| table | dbt node | " + " | ".join(r.label for r in rs) + " |",
+             "| --- | --- |" + " ---: |" * len(rs)]
+    for (table, node), cell in sorted(counts.items()):
+        lines.append(f"| {table} | {node} | " + " | ".join(_fmt_n(cell.get(r.label, 0)) for r in rs) + " |")
     return "\n".join(lines)
 
 

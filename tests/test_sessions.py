@@ -337,6 +337,72 @@ def test_load_tstamp_catches_late_loads_and_covered_models_skip(
     assert spark_sql.query(f"select * from {project.relation('extra_tracked')}") == [(12,)]
 
 
+# ----------------------------------------------------------------------------- quarantine
+QUARANTINE_BATCHES = [
+    ("2021-01-02 00:00:00", [
+        ("r1", "r", "page_view", "2021-01-01 10:00:00"),
+        # same partition as r, but before the next runs' window (lower limit: 01-01 04:00)
+        ("x1", "x", "page_view", "2021-01-01 01:00:00"),
+    ]),
+    ("2021-01-06 00:00:00", [
+        ("r2", "r", "page_view", "2021-01-05 12:00:00"),  # past r's cap (01-04 10:00): r is capped
+        ("y1", "y", "page_view", "2021-01-05 09:00:00"),
+    ]),
+    ("2021-01-07 00:00:00", [
+        ("z1", "z", "page_view", "2021-01-06 08:00:00"),
+    ]),
+]
+
+
+def test_quarantine_reads_rewritten_partitions_and_catches_up(
+    make_project: Callable[..., DbtProject], spark_sql: SparkSql
+) -> None:
+    """The quarantine reads only the lifecycle partitions the run's upsert rewrote. A
+    session capped by a run that did not build the quarantine (here --exclude) is
+    quarantined by the next run all the same (that run recorded no progress, so the next
+    one sees the session's events again and writes its capped row again), and the tables
+    equal one full run."""
+    start = {"spark_incremental__start_date": "2021-01-01"}
+    project = make_project(**start)
+    spark_sql.create_table(_events_table(project), gen.EVENT_COLUMNS, [])
+    quarantine = "spark_incremental_base_quarantined_sessions"
+    lines = []
+    for i, (loaded, events) in enumerate(QUARANTINE_BATCHES):
+        spark_sql.insert_rows(_events_table(project), gen.EVENT_COLUMNS,
+                              [_event(*event, loaded) for event in events])
+        args = ("run", "--exclude", quarantine) if i == 1 else ("run",)
+        lines.append(project.run(*args, vars={"spark_incremental__now": loaded}).pkg_lines())
+        if i == 1:  # capped, not quarantined yet
+            lifecycle = _rows_by(spark_sql, project.relation("spark_incremental_base_sessions_lifecycle_manifest"),
+                                 "session_identifier")
+            assert lifecycle["r"]["end_tstamp"] == datetime(2021, 1, 4, 10)
+            assert _rows_by(spark_sql, project.relation(quarantine), "session_identifier") == {}
+    reads = [[line for line in run if line.startswith("spark_incremental: quarantine: reads")] for run in lines]
+    assert reads[1] == []
+    # run 3: the partitions of r (01-01, written again), y (01-05) and z (01-06), no other
+    assert reads[2] == ["spark_incremental: quarantine: reads 3 lifecycle partitions rewritten in this run:"
+                        " 2021-01-01, 2021-01-05, 2021-01-06"], reads
+    assert set(_rows_by(spark_sql, project.relation(quarantine), "session_identifier")) == {"r"}
+
+    full = make_project(**start, spark_incremental__now=QUARANTINE_BATCHES[-1][0])
+    spark_sql.create_table(_events_table(full), gen.EVENT_COLUMNS,
+                           [_event(*event, loaded) for loaded, events in QUARANTINE_BATCHES for event in events])
+    full.run("run")
+    for name, key, ignored in (
+        ("sessions", "session_identifier", set()),
+        ("page_views", "page_view_id", set()),
+        ("spark_incremental_base_sessions_lifecycle_manifest", "session_identifier", set()),
+        (quarantine, "session_identifier", {"quarantined_at"}),
+    ):
+        got, want = (
+            {k: {c: v for c, v in row.items() if c not in ignored}
+             for k, row in _rows_by(spark_sql, p.relation(name), key).items()}
+            for p in (project, full)
+        )
+        assert got == want, name
+    _assert_consistent(spark_sql, project)
+
+
 # ----------------------------------------------------------------------------- bad input
 @pytest.mark.parametrize(
     ("bad_vars", "message"),

@@ -54,21 +54,28 @@
 {%- endmacro %}
 
 
-{#- The 'load' row to append after a run that processed its window: the newest load
-    timestamp among the events it read (spark_incremental_base_events_in_window), or none
-    when there is no load timestamp column or nothing newer than the current watermark.
-    The window holds every column of the events table (select *), built in this
-    invocation (update_manifest asks only when the whole base chain ran): its columns
-    are the events table's, known already (_event_columns). -#}
-{% macro _load_watermark_row() -%}
+{#- The newest load timestamp among the events this run read, as a select expression
+    (text, 'yyyy-MM-dd HH:mm:ss.SSSSSS'): a scalar subquery over
+    spark_incremental_base_events_in_window, or none when the events table has no load
+    timestamp column. update_manifest asks it in the same statement as the newest session
+    timestamp (one query). The window holds every column of the events table (select *),
+    built in this invocation (update_manifest asks only when the whole base chain ran):
+    its columns are the events table's, known already (_event_columns). -#}
+{% macro _newest_load_sql() -%}
   {%- set window = spark_incremental._relation_for_model('spark_incremental_base_events_in_window') -%}
   {%- set columns = spark_incremental._event_columns(spark_incremental.events_relation()).columns | map('lower') | list -%}
   {%- set load_column = spark_incremental._load_timestamp_column(columns) -%}
   {%- if load_column is none -%}
     {{- return(none) -}}
   {%- endif -%}
-  {%- set newest = spark_incremental._parse_ts(spark_incremental._fetch_value(
-      "select date_format(max(" ~ load_column ~ "), 'yyyy-MM-dd HH:mm:ss.SSSSSS') from " ~ window)) -%}
+  {{- return("(select date_format(max(" ~ load_column ~ "), 'yyyy-MM-dd HH:mm:ss.SSSSSS') from " ~ window ~ ")") -}}
+{%- endmacro %}
+
+
+{#- The 'load' row to append after a run that processed its window: newest (text from
+    _newest_load_sql, or none) when it is newer than the current watermark, else none. -#}
+{% macro _load_watermark_row(newest_text) -%}
+  {%- set newest = spark_incremental._parse_ts(newest_text) -%}
   {%- set current = spark_incremental._load_watermark() -%}
   {%- if newest is none or (current is not none and newest <= current) -%}
     {{- return(none) -}}

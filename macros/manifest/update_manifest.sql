@@ -82,11 +82,12 @@
   {%- endif -%}
   {%- set limits_ran = results | selectattr('node.name', 'equalto', 'spark_incremental_base_new_event_limits')
       | selectattr('status', 'equalto', 'success') | list | length > 0 -%}
-  {%- set rows = spark_incremental._manifest_progress_rows(succeeded, limits_ran) -%}
-  {%- if rows is none -%}
+  {%- set progress = spark_incremental._manifest_progress_rows(succeeded, limits_ran) -%}
+  {%- if progress is none -%}
     {{- return([]) -}}
   {%- endif -%}
-  {%- set watermark = spark_incremental._load_watermark_row() -%}
+  {%- set rows = progress.rows -%}
+  {%- set watermark = spark_incremental._load_watermark_row(progress.newest_load) -%}
   {%- for row in rows -%}
     {%- do spark_incremental._log('manifest: ' ~ row.model ~ " last_success = '" ~ spark_incremental._ts_text(row.last_success)
         ~ "'" ~ (' (' ~ row.action ~ ')' if row.action != 'processed' else '')) -%}
@@ -102,7 +103,9 @@
 {%- endmacro %}
 
 
-{#- The 'events' rows to append for the models that succeeded; none when the run's window
+{#- {rows: the 'events' rows to append for the models that succeeded, newest_load: the
+    newest load timestamp the run read, as text or none (_newest_load_sql, asked in the
+    same query as the newest session timestamp)}; none when the run's window
     was empty (nothing new: nothing to record, nothing read) or the run was a restatement
     (it reprocessed data already processed: no last_success moves, and no load watermark,
     since it did not read the lookback window). limits_ran: the limits model
@@ -122,10 +125,14 @@
         ~ " the load watermark unchanged)") -%}
     {{- return(none) -}}
   {%- endif -%}
+  {%- set newest_load_sql = spark_incremental._newest_load_sql() -%}
   {%- set max_sql -%}
-    select date_format(max({{ session_timestamp }}), 'yyyy-MM-dd HH:mm:ss') from {{ this_run }}
+    select
+        (select date_format(max({{ session_timestamp }}), 'yyyy-MM-dd HH:mm:ss') from {{ this_run }}) as newest_session,
+        {{ newest_load_sql if newest_load_sql else 'cast(null as string)' }} as newest_load
   {%- endset -%}
-  {%- set new_max = spark_incremental._parse_ts(spark_incremental._fetch_value(max_sql)) -%}
+  {%- set newest = spark_incremental._fetch_rows(max_sql)[0] -%}
+  {%- set new_max = spark_incremental._parse_ts(newest[0]) -%}
   {%- set current = {} -%}
   {%- if limits_ran -%}
     {%- for name, stamp in limits.last_success_by_model.items() -%}
@@ -150,7 +157,7 @@
       {%- endif -%}
     {%- endif -%}
   {%- endfor -%}
-  {{- return(rows) -}}
+  {{- return({'rows': rows, 'newest_load': newest[1]}) -}}
 {%- endmacro %}
 
 

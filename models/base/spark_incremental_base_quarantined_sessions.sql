@@ -13,22 +13,42 @@
 
 {#- Sessions whose capped end reached start + max_session_days (bots that never stop).
     Their events up to the cap are processed in the run that quarantines them; the
-    lifecycle manifest never takes them back. Sessions that can have been capped in this
-    run start on or after lower_limit - session_lookback_days (the lifecycle's own scan). -#}
+    lifecycle manifest never takes them back. A session not quarantined yet and capped
+    is in a row the lifecycle upsert wrote in this run: capped in this run, or capped by
+    an earlier run whose quarantine did not run (then that run recorded no progress, so
+    this run's window holds the session's events again, and the upsert writes its capped
+    row again, unchanged). So the quarantine reads only the start_date partitions the
+    upsert rewrote in this invocation (a literal list: Spark prunes the others), noted in
+    the run cache by the managed_incremental write (_managed_replace). When the lifecycle
+    did not upsert in this invocation (not selected, rebuilt, nothing staged), it reads
+    back as far as the lifecycle's own scan: rows starting on or after lower_limit -
+    session_lookback_days. A first run or a rebuild of this table reads every row. -#}
 
 {%- set session_vars = spark_incremental.validate_session_vars() %}
 {%- set limits = spark_incremental.return_limits_from_model(ref('spark_incremental_base_new_event_limits')) %}
 {%- set lookback_start = limits.lower_limit - modules.datetime.timedelta(days=session_vars.session_lookback_days) %}
+{%- set lifecycle_relation = ref('spark_incremental_base_sessions_lifecycle_manifest') %}
+{%- set rewritten = none %}
+{%- if execute %}
+{%- set rewritten = spark_incremental._run_cache('rewritten_partitions').get(lifecycle_relation | string) %}
+{%- endif %}
 {%- set incremental = spark_incremental.is_incremental() %}
 {#- no event since the last run: no session changed, none can have been capped -#}
 {%- set has_new_events = not limits.nothing_new %}
+{%- if execute and incremental and has_new_events %}
+  {%- do spark_incremental._log('quarantine: reads '
+      ~ ((rewritten | length ~ ' lifecycle partitions rewritten in this run: ' ~ rewritten | map('first') | map('string') | sort | join(', '))
+         if rewritten is not none else "the lifecycle's lookback (it did not upsert in this run)")) -%}
+{%- endif %}
 
 with
 
 lifecycle as (
-    select * from {{ ref('spark_incremental_base_sessions_lifecycle_manifest') }}
-    {%- if not has_new_events %}
+    select * from {{ lifecycle_relation }}
+    {%- if not has_new_events or (incremental and rewritten is not none and rewritten | length == 0) %}
     where false
+    {%- elif incremental and rewritten is not none %}
+    where {{ spark_incremental._managed_partition_predicate([('start_date', 'string')], rewritten, none) }}
     {%- elif incremental %}
     where
         start_tstamp >= {{ spark_incremental._ts_literal(lookback_start) }}

@@ -24,7 +24,9 @@
     [lower_limit, upper_limit] (spark_incremental_base_events_in_window) with this table's own rows (start >= lower_limit -
     session_lookback_days) and upserts them. Sessions quarantined by earlier runs are
     skipped; the quarantine table is read without ref() because it is built after this
-    model in the same run. -#}
+    model in the same run. A capped session not quarantined yet keeps its row as it is,
+    written again, so the quarantine (which reads only the partitions rewritten in this
+    run) finds it. -#}
 
 {%- set session_vars = spark_incremental.validate_session_vars() %}
 {%- set limits = spark_incremental.return_limits_from_model(ref('spark_incremental_base_new_event_limits')) %}
@@ -79,7 +81,8 @@ previous_sessions as (
         session_identifier,
         user_identifier,
         start_tstamp,
-        end_tstamp
+        end_tstamp,
+        end_tstamp >= {{ spark_incremental._add_days('start_tstamp', session_vars.max_session_days) }} as is_capped
     from {{ this }}
     where
         start_tstamp >= {{ spark_incremental._ts_literal(lookback_start) }}
@@ -89,7 +92,8 @@ previous_sessions as (
         cast(null as string) as session_identifier,
         cast(null as string) as user_identifier,
         cast(null as timestamp) as start_tstamp,
-        cast(null as timestamp) as end_tstamp
+        cast(null as timestamp) as end_tstamp,
+        false as is_capped
     where false
     {%- endif %}
 ),
@@ -97,18 +101,24 @@ previous_sessions as (
 merged as (
     select
         new_sessions_to_track.session_identifier,
-        -- sticky: the user identifier first seen for the session wins
-        coalesce(previous_sessions.user_identifier, new_sessions_to_track.user_identifier) as user_identifier,
-        least(previous_sessions.start_tstamp, new_sessions_to_track.start_tstamp) as start_tstamp,
-        greatest(previous_sessions.end_tstamp, new_sessions_to_track.end_tstamp) as end_tstamp
+        -- a session that reached its cap is done: its row is written again as it is, until
+        -- quarantined (the quarantine reads only the partitions this upsert rewrites)
+        case
+            when previous_sessions.is_capped then previous_sessions.user_identifier
+            -- sticky: the user identifier first seen for the session wins
+            else coalesce(previous_sessions.user_identifier, new_sessions_to_track.user_identifier)
+        end as user_identifier,
+        case
+            when previous_sessions.is_capped then previous_sessions.start_tstamp
+            else least(previous_sessions.start_tstamp, new_sessions_to_track.start_tstamp)
+        end as start_tstamp,
+        case
+            when previous_sessions.is_capped then previous_sessions.end_tstamp
+            else greatest(previous_sessions.end_tstamp, new_sessions_to_track.end_tstamp)
+        end as end_tstamp
     from new_sessions_to_track
     left join previous_sessions
         on new_sessions_to_track.session_identifier = previous_sessions.session_identifier
-    where
-        previous_sessions.session_identifier is null
-        -- a session that reached its cap is done (and quarantined)
-        or previous_sessions.end_tstamp
-        < {{ spark_incremental._add_days('previous_sessions.start_tstamp', session_vars.max_session_days) }}
 ),
 
 final as (

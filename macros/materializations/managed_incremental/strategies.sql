@@ -273,6 +273,8 @@ from (
         {%- endif -%}
       {%- endif -%}
     {%- endfor -%}
+    {#- for the invocation: the partitions this run rewrites (the quarantine reads only these) -#}
+    {%- do spark_incremental._run_cache('rewritten_partitions').update({target | string: affected}) -%}
     {%- set stats = found.stats -%}
     {%- if affected | length == 0 -%}
       {%- do adapter.drop_relation(stage) -%}
