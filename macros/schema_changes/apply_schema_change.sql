@@ -2,8 +2,9 @@
     its sources. Added columns only: `alter table add columns` (old rows read null).
     Destructive changes (already allowed by _check_destructive_change): the table's own
     rows are copied beside it with the new columns (kept columns cast to their new type,
-    dropped columns left out, added ones null), same partitioning and file format, and
-    swapped in by _swap_in, which _managed_recover knows how to finish after a kill.
+    dropped columns left out, added ones null), same partitioning and file format (a
+    partitioned parquet / orc copy with partitionOverwriteMode = dynamic), and swapped in
+    by _swap_in, which _managed_recover knows how to finish after a kill.
     new_columns: the query's [(name, type)]. Returns the action in words ('' = nothing). -#}
 {% macro _apply_schema_change(target, diff, new_columns, file_format='parquet') -%}
   {%- if not diff.destructive -%}
@@ -35,7 +36,9 @@
       finishes (the copy is complete once it exists) or undoes, never a lost table -#}
   {%- set migrated = spark_incremental._managed_sibling(target, '__si_new') -%}
   {%- do adapter.execute('drop table if exists ' ~ migrated, fetch=false) -%}
-  {%- do adapter.execute('create table ' ~ migrated ~ ' using ' ~ file_format
+  {%- set options = '' if file_format in spark_incremental._managed_table_formats()
+      else spark_incremental._dynamic_overwrite_options(partitions | length > 0) -%}
+  {%- do adapter.execute('create table ' ~ migrated ~ ' using ' ~ file_format ~ (' ' ~ options if options else '')
       ~ (' partitioned by (' ~ partitions | join(', ') ~ ')' if partitions | length > 0 else '')
       ~ ' as\nselect ' ~ select_list | join(', ') ~ '\nfrom ' ~ target, fetch=false) -%}
   {%- do spark_incremental._swap_in(target, migrated, target) -%}

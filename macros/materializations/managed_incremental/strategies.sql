@@ -21,7 +21,7 @@
     {{- return(spark_incremental._managed_insert(target, sql, target_desc)) -}}
   {%- elif plan.action == 'append' and not plan.by_key -%}
     {{- return(spark_incremental._managed_append(plan, cfg, target, sql, target_desc)) -}}
-  {%- elif cfg.file_format in ['delta', 'iceberg', 'hudi'] -%}
+  {%- elif cfg.file_format in spark_incremental._managed_table_formats() -%}
     {{- return(spark_incremental._managed_merge(plan, cfg, target, sql, target_desc)) -}}
   {%- endif -%}
   {{- return(spark_incremental._managed_replace(plan, cfg, target, sql, target_desc)) -}}
@@ -84,11 +84,15 @@ where {{ filter }}
 {#- create table <relation> with the model's layout (file_format, partition_by,
     clustered_by, options, tblproperties) as <body>. `using <file_format>` is always
     written (the validated format, parquet by default): without it Spark 3.5 creates a Hive
-    serde table (spark.sql.legacy.createHiveTableByDefault), Spark 4 a parquet one. -#}
+    serde table (spark.sql.legacy.createHiveTableByDefault), Spark 4 a parquet one. A
+    partitioned parquet / orc table also gets partitionOverwriteMode = dynamic among its
+    options (_dynamic_overwrite_options), so its first upsert sets nothing. -#}
 {% macro _managed_create_sql(relation, body, file_format, replace=false, partition_by=none) -%}
 create {{ 'or replace ' if replace }}table {{ relation }}
   using {{ file_format }}
-  {{ options_clause() }}
+  {{ options_clause() if file_format in spark_incremental._managed_table_formats()
+     else spark_incremental._dynamic_overwrite_options((partition_by or config.get('partition_by') or []) | length > 0,
+                                                       config.get('options')) }}
   {{ ('partitioned by (' ~ partition_by | join(', ') ~ ')') if partition_by else partition_cols(label="partitioned by") }}
   {{ clustered_cols(label="clustered by") }}
   {{ comment_clause() }}

@@ -29,6 +29,13 @@
 {%- endmacro %}
 
 
+{#- The table formats among them: written by merge (atomic statements), never by the
+    partition rewrite of the write layer (apply_table.sql), which the others use. -#}
+{% macro _managed_table_formats() -%}
+  {{- return(['delta', 'iceberg', 'hudi']) -}}
+{%- endmacro %}
+
+
 {% macro _managed_config(node=none) -%}
   {%- set node = node if node is not none else model -%}
   {%- set conf = node.config -%}
