@@ -25,6 +25,7 @@ def model(columns: str, extra_config: str = "", min_ds: str = "2020-01-01") -> s
     materialized='managed_incremental',
     mutability={{'type': 'append_only', 'type_params': {{'along': 'ds', 'min': '{min_ds}'}}}},
     partition_by='ds', forward_only=true{extra_config},
+    options={{'compression': 'gzip'}}, tblproperties={{'spark_incremental_test.owner': 'sales'}},
 ) }}}}
 
 with
@@ -54,6 +55,14 @@ def described(spark_sql: SparkSql, relation: str) -> list[tuple[str, str]]:
 def rows(spark_sql: SparkSql, relation: str) -> list[tuple]:
     spark_sql.execute(f"refresh table {relation}")  # dbt wrote it from another Spark session
     return sorted(spark_sql.query(f"select * from {relation}"), key=_sort_key)
+
+
+def layout(spark_sql: SparkSql, relation: str) -> tuple[str, str]:
+    """The table's own tblproperty and its storage properties (the model's options)."""
+    owner = spark_sql.query(f"show tblproperties {relation} ('spark_incremental_test.owner')")[0][1]
+    storage = [row[1] for row in spark_sql.query(f"describe table extended {relation}")
+               if row[0] == "Storage Properties"]
+    return owner, storage[0] if storage else ""
 
 
 def test_forward_only_schema_changes(make_project, spark_sql: SparkSql) -> None:
@@ -106,6 +115,10 @@ def test_forward_only_schema_changes(make_project, spark_sql: SparkSql) -> None:
     assert described(spark_sql, target) == [("id", "int"), ("name", "string"), ("note", "string"), ("ds", "date")]
     assert rows(spark_sql, target) == [(1, "a", None, d("2024-01-01")), (2, "b", None, d("2024-01-01")),
                                        (3, "c", "C", d("2024-01-02")), (4, "d", "D", d("2024-01-03"))]
+    # the migrated copy is built like the table: the model's options and tblproperties kept
+    owner, storage = layout(spark_sql, target)
+    assert owner == "sales", owner
+    assert "compression=gzip" in storage and "partitionOverwriteMode=dynamic" in storage, storage
 
     # allow: a changed type, applied quietly (one log line)
     project.write_model("forward_only_test/orders_fo",

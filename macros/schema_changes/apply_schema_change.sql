@@ -2,8 +2,9 @@
     its sources. Added columns only: `alter table add columns` (old rows read null).
     Destructive changes (already allowed by _check_destructive_change): the table's own
     rows are copied beside it with the new columns (kept columns cast to their new type,
-    dropped columns left out, added ones null), same partitioning and file format (a
-    partitioned parquet / orc copy with partitionOverwriteMode = dynamic), and swapped in
+    dropped columns left out, added ones null), built by the build's own CTAS
+    (_managed_create_sql: same partitioning and file format, the model's options,
+    clustering, comment and tblproperties), and swapped in
     by _swap_in, which _managed_recover knows how to finish after a kill.
     new_columns: the query's [(name, type)]. Returns the action in words ('' = nothing). -#}
 {% macro _apply_schema_change(target, diff, new_columns, file_format='parquet') -%}
@@ -36,11 +37,10 @@
       finishes (the copy is complete once it exists) or undoes, never a lost table -#}
   {%- set migrated = spark_incremental._managed_sibling(target, '__si_new') -%}
   {%- do adapter.execute('drop table if exists ' ~ migrated, fetch=false) -%}
-  {%- set options = '' if file_format in spark_incremental._managed_table_formats()
-      else spark_incremental._dynamic_overwrite_options(partitions | length > 0) -%}
-  {%- do adapter.execute('create table ' ~ migrated ~ ' using ' ~ file_format ~ (' ' ~ options if options else '')
-      ~ (' partitioned by (' ~ partitions | join(', ') ~ ')' if partitions | length > 0 else '')
-      ~ ' as\nselect ' ~ select_list | join(', ') ~ '\nfrom ' ~ target, fetch=false) -%}
+  {#- the build's own CTAS: the model's options, clustering, comment and tblproperties
+      are kept; the partitioning is the table's own (a forward-only model keeps it) -#}
+  {%- do adapter.execute(spark_incremental._managed_create_sql(migrated,
+      'select ' ~ select_list | join(', ') ~ '\nfrom ' ~ target, file_format, partition_by=partitions), fetch=false) -%}
   {%- do spark_incremental._swap_in(target, migrated, target) -%}
   {{- return('migrated the table in place: ' ~ diff.description) -}}
 {%- endmacro %}

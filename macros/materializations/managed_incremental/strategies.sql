@@ -82,18 +82,22 @@ where {{ filter }}
 
 
 {#- create table <relation> with the model's layout (file_format, partition_by,
-    clustered_by, options, tblproperties) as <body>. `using <file_format>` is always
+    clustered_by, options, comment, tblproperties) as <body>. `using <file_format>` is always
     written (the validated format, parquet by default): without it Spark 3.5 creates a Hive
     serde table (spark.sql.legacy.createHiveTableByDefault), Spark 4 a parquet one. A
     partitioned parquet / orc table also gets partitionOverwriteMode = dynamic among its
-    options (_dynamic_overwrite_options), so its first upsert sets nothing. -#}
+    options (_dynamic_overwrite_options), so its first upsert sets nothing.
+    partition_by: a list of columns (an empty list: not partitioned), or none for the
+    model's config. The one CTAS of the write layer: builds, rebuilds and the copy of a
+    forward-only migration (which passes the table's own partition columns). -#}
 {% macro _managed_create_sql(relation, body, file_format, replace=false, partition_by=none) -%}
+  {%- set partitions = (config.get('partition_by') or []) if partition_by is none else partition_by -%}
+  {%- set partitions = [partitions] if partitions is string else partitions -%}
 create {{ 'or replace ' if replace }}table {{ relation }}
   using {{ file_format }}
   {{ options_clause() if file_format in spark_incremental._managed_table_formats()
-     else spark_incremental._dynamic_overwrite_options((partition_by or config.get('partition_by') or []) | length > 0,
-                                                       config.get('options')) }}
-  {{ ('partitioned by (' ~ partition_by | join(', ') ~ ')') if partition_by else partition_cols(label="partitioned by") }}
+     else spark_incremental._dynamic_overwrite_options(partitions | length > 0, config.get('options')) }}
+  {{ ('partitioned by (' ~ partitions | join(', ') ~ ')') if partitions | length > 0 }}
   {{ clustered_cols(label="clustered by") }}
   {{ comment_clause() }}
   {{ tblproperties_clause() }}
