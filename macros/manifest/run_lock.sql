@@ -7,7 +7,8 @@
       own, it proceeds: no wait when nobody else runs.
     - Otherwise the live locks are ordered by their first stamp (ties by invocation id).
       A run that is not the oldest appends its 'unlock' row and stops, naming the oldest.
-      The oldest waits (a short sleep, then a read, up to _lock_wait_seconds) until every
+      The oldest waits (a short sleep, then a read, up to _lock_wait_seconds, or three
+      times what its own append and read took if more: a loaded server) until every
       other lock it saw has an 'unlock' row, then proceeds; a lock still open at the cap
       makes it stop too, naming that lock's run.
     - Why two runs never proceed together. It rests on one assumption: a row is read by
@@ -19,10 +20,10 @@
       before B's row was there and proceeded alone, which is safe, since B then defers.
       (An 'unlock' for A written by another run, A silent for the timeout or
       force_unlock, counts too: the timeout's own bound.) This holds for every pair, so
-      for any number of runs. The stamps (client clocks)
-      only pick who waits: skewed clocks or a slow commit cost a wait or a refusal,
-      never two runs at once. A run waits only for locks younger than its own, so no
-      two runs wait for each other, and every wait ends at the cap.
+      for any number of runs. The stamps (client clocks) only pick who waits: skewed
+      clocks or a slow commit cost a wait or a refusal, never two runs at once. A run
+      waits only for locks younger than its own, so no two runs wait for each other,
+      and every wait ends at the cap.
     - A running run keeps its lock alive: once a third of lock_timeout_minutes has passed
       since the run started, every model and interval batch appends a heartbeat ('lock'
       row, action 'heartbeat'). A lock whose newest row is older than
@@ -35,9 +36,11 @@
 {%- endmacro %}
 
 
-{#- How long the oldest of several open locks waits for the others' 'unlock' rows
-    (seconds), and how long it sleeps between two reads (milliseconds). A run that
-    started together with it backs off within a read and an append. -#}
+{#- How long the oldest of several open locks waits at least for the others' 'unlock'
+    rows (seconds), and how long it sleeps between two reads (milliseconds). A run that
+    started together with it backs off within a read and an append: the wait is three
+    times what this run's own append and read took, if that is longer (on a loaded
+    server, 3.9 s of waiting was seen with two runs started together). -#}
 {% macro _lock_wait_seconds() -%}
   {{- return(4) -}}
 {%- endmacro %}
@@ -69,6 +72,7 @@
     {%- endif -%}
   {%- endif -%}
   {%- do rows.append({'model': name, 'record_type': 'lock', 'state': invocation_id, 'action': 'run started'}) -%}
+  {%- set began = modules.datetime.datetime.utcnow() -%}
   {%- do spark_incremental.append_manifest_rows(rows) -%}
 
   {#- the append has returned: every lock appended before it is read now -#}
@@ -86,7 +90,8 @@
   {%- if live[0].invocation_id != invocation_id -%}
     {%- set holder = live[0] -%}
   {%- else -%}
-    {%- set open = spark_incremental._wait_for_younger_locks(others) -%}
+    {%- set took = (modules.datetime.datetime.utcnow() - began).total_seconds() -%}
+    {%- set open = spark_incremental._wait_for_younger_locks(others, [spark_incremental._lock_wait_seconds(), 3 * took] | max) -%}
     {%- set holder = open[0] if open | length > 0 else none -%}
   {%- endif -%}
   {%- if holder is not none -%}
@@ -105,14 +110,14 @@
 {#- This run holds the oldest live lock, and saw the younger ones `others` open: runs that
     started with it (they see its lock and back off) or a run that read before this run's
     lock row was there (it proceeded). Sleep and read again until every one of them has
-    an 'unlock' row, for at most _lock_wait_seconds. Returns those still open at the cap
+    an 'unlock' row, for at most wait_seconds. Returns those still open at the cap
     (empty: proceed), with their newest seen_at. -#}
-{% macro _wait_for_younger_locks(others) -%}
+{% macro _wait_for_younger_locks(others, wait_seconds) -%}
   {%- set waited_for = others | map(attribute='invocation_id') | list -%}
   {%- set started = modules.datetime.datetime.utcnow() -%}
-  {%- set deadline = started + modules.datetime.timedelta(seconds=spark_incremental._lock_wait_seconds()) -%}
+  {%- set deadline = started + modules.datetime.timedelta(seconds=wait_seconds) -%}
   {%- do spark_incremental._log('the manifest lock: ' ~ others | length ~ ' younger lock(s) open ('
-      ~ waited_for | join(', ') ~ '); waiting up to ' ~ spark_incremental._lock_wait_seconds()
+      ~ waited_for | join(', ') ~ '); waiting up to ' ~ '%.1f' | format(wait_seconds)
       ~ ' s for their release') -%}
   {%- set state = {'open': others} -%}
   {%- for poll in range(1000) if state.open | length > 0 and modules.datetime.datetime.utcnow() < deadline -%}
