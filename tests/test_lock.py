@@ -148,6 +148,52 @@ def test_compaction_keeps_no_released_or_lost_lock(
     assert _open_locks(spark_sql, project) == []
 
 
+def test_an_uncontended_run_takes_the_lock_without_waiting(
+    make_project: Callable[..., DbtProject], spark_sql: SparkSql
+) -> None:
+    """With no other lock open, a run appends its lock row, reads the locks once and
+    proceeds: no sleep statement, no wait line (the lock used to sleep until its row was
+    2 s old)."""
+    project = new_events_project(make_project, spark_sql, batches=1)
+    _run_limits(project)  # creates the manifest log
+    result = _run_limits(project)
+    # the statements dbt issued (its debug log): the lock's read is among them, no sleep
+    assert any(LOCK_MODEL in line and "group by state" in line for line in result.debug_lines)
+    assert not any("java.lang.Thread" in line for line in result.debug_lines)
+    assert not any("younger lock" in line for line in result.pkg_lines()), result.tail()
+    assert _open_locks(spark_sql, project) == []
+
+
+def test_the_oldest_lock_waits_for_younger_ones_to_back_off(
+    make_project: Callable[..., DbtProject], spark_sql: SparkSql
+) -> None:
+    """A run that sees a younger open lock (a run started with it, or one that read the
+    locks before this run's row was there) waits for its 'unlock' row: it proceeds once
+    the younger run backs off, and stops naming that run if its lock is still open after
+    the wait (that run went on)."""
+    project = new_events_project(make_project, spark_sql, batches=1)
+    _run_limits(project)
+    # a younger run that went on: stamped later than the run under test, never released
+    _write_lock_rows(spark_sql, project, "younger-run", "lock", [-10])
+    refused = _run_limits(project, expect_success=False)
+    assert any("1 younger lock(s) open (younger-run)" in line for line in refused.pkg_lines()), refused.tail()
+    held = [line for line in refused.lines if LOCK_HELD in line]
+    assert held and "invocation younger-run" in held[0], refused.tail()
+    assert not any(status == "success" for status in refused.statuses.values())
+    assert _open_locks(spark_sql, project) == ["younger-run"]
+
+    # a younger run that backs off while the run under test waits
+    _write_lock_rows(spark_sql, project, "younger-run", "unlock", [0])
+    _write_lock_rows(spark_sql, project, "backing-off", "lock", [-10])
+    proc = project.run_subprocess("run", "--select", LIMITS, vars=now_of(0))
+    wait_for(proc, project, "younger lock(s) open (backing-off)")
+    _write_lock_rows(spark_sql, project, "backing-off", "unlock", [0])
+    assert proc.wait(timeout=600) == 0, project.subprocess_output(proc)[-3000:]
+    output = project.subprocess_output(proc)
+    assert "this run proceeds" in output and LOCK_HELD not in output, output[-3000:]
+    assert _open_locks(spark_sql, project) == []
+
+
 @pytest.mark.cluster_core
 def test_two_runs_started_together_exactly_one_proceeds(
     make_project: Callable[..., DbtProject], spark_sql: SparkSql

@@ -1,13 +1,29 @@
 {#- A run lock on the manifest, built on the append-only log: one events pipeline run at
     a time.
 
-    - A run appends a 'lock' row (state = its invocation id), then reads the open locks
-      (a 'lock' row and no 'unlock' row for the same invocation). The oldest live lock
-      wins; a run that loses appends its 'unlock' row and stops, naming the holder.
-    - The run reads the locks only once its own lock row's stamp is a settle delay old
-      (it waits for what is left of the delay after its append), so a lock stamped
-      earlier but committed later (two runs started at the same moment) is seen: the run
-      that finds an older lock backs off. The winner is decided by what is committed.
+    - A run appends a 'lock' row (state = its invocation id) and, once the append has
+      returned, reads the open locks (a 'lock' row and no 'unlock' row for the same
+      invocation; silent ones are taken over, see below). If the only live lock is its
+      own, it proceeds: no wait when nobody else runs.
+    - Otherwise the live locks are ordered by their first stamp (ties by invocation id).
+      A run that is not the oldest appends its 'unlock' row and stops, naming the oldest.
+      The oldest waits (a short sleep, then a read, up to _lock_wait_seconds, or three
+      times what its own append and read took if more: a loaded server) until every
+      other lock it saw has an 'unlock' row, then proceeds; a lock still open at the cap
+      makes it stop too, naming that lock's run.
+    - Why two runs never proceed together. It rests on one assumption: a row is read by
+      every read that starts after its append returned. Take two runs A and B whose
+      appends returned in that order. B read the locks after its own append returned,
+      so after A's: B saw A's lock, unless A had already unlocked (A was over). Seeing
+      it, B either stopped or waited until A's lock had an 'unlock' row: A stopped
+      before its models, or ended. So B never works while A does; A may have read
+      before B's row was there and proceeded alone, which is safe, since B then defers.
+      (An 'unlock' for A written by another run, A silent for the timeout or
+      force_unlock, counts too: the timeout's own bound.) This holds for every pair, so
+      for any number of runs. The stamps (client clocks) only pick who waits: skewed
+      clocks or a slow commit cost a wait or a refusal, never two runs at once. A run
+      waits only for locks younger than its own, so no two runs wait for each other,
+      and every wait ends at the cap.
     - A running run keeps its lock alive: once a third of lock_timeout_minutes has passed
       since the run started, every model and interval batch appends a heartbeat ('lock'
       row, action 'heartbeat'). A lock whose newest row is older than
@@ -20,10 +36,18 @@
 {%- endmacro %}
 
 
-{#- How long after its own lock row's stamp a run reads the locks (seconds): longer than
-    an append takes to commit on a busy server. -#}
-{% macro _lock_settle_seconds() -%}
-  {{- return(2) -}}
+{#- How long the oldest of several open locks waits at least for the others' 'unlock'
+    rows (seconds), and how long it sleeps between two reads (milliseconds). A run that
+    started together with it backs off within a read and an append: the wait is three
+    times what this run's own append and read took, if that is longer (on a loaded
+    server, 3.9 s of waiting was seen with two runs started together). -#}
+{% macro _lock_wait_seconds() -%}
+  {{- return(4) -}}
+{%- endmacro %}
+
+
+{% macro _lock_poll_ms() -%}
+  {{- return(500) -}}
 {%- endmacro %}
 
 
@@ -48,22 +72,30 @@
     {%- endif -%}
   {%- endif -%}
   {%- do rows.append({'model': name, 'record_type': 'lock', 'state': invocation_id, 'action': 'run started'}) -%}
-  {#- the lock row's written_at: the first row's stamp, then a microsecond per row -#}
-  {%- set stamped = modules.datetime.datetime.utcnow() -%}
-  {%- do spark_incremental.append_manifest_rows(rows, stamped) -%}
-  {%- set lock_stamp = stamped + modules.datetime.timedelta(microseconds=rows | length - 1) -%}
+  {%- set began = modules.datetime.datetime.utcnow() -%}
+  {%- do spark_incremental.append_manifest_rows(rows) -%}
 
-  {#- every lock stamped before ours has committed a settle delay after its stamp: read
-      once that much time has passed since ours (the append's own time counts) -#}
-  {%- set ready_at = lock_stamp + modules.datetime.timedelta(seconds=spark_incremental._lock_settle_seconds()) -%}
-  {%- set wait_ms = ((ready_at - modules.datetime.datetime.utcnow()).total_seconds() * 1000) | round(0, 'ceil') | int -%}
-  {%- if wait_ms > 0 -%}
-    {%- do spark_incremental._fetch_rows("select reflect('java.lang.Thread', 'sleep', cast(" ~ wait_ms ~ " as bigint))") -%}
-  {%- endif -%}
+  {#- the append has returned: every lock appended before it is read now -#}
   {%- set live = spark_incremental._take_over_silent_locks(timeout) -%}
+  {%- if live | selectattr('invocation_id', 'equalto', invocation_id) | list | length == 0 -%}
+    {%- do exceptions.raise_compiler_error(
+        "spark_incremental: this run's own lock row (invocation " ~ invocation_id ~ ") is not read back"
+        ~ " from " ~ spark_incremental.ensure_manifest_log() ~ " after its append returned; the run lock"
+        ~ " needs a read to see every append that returned before it. This run changed nothing.") -%}
+  {%- endif -%}
+  {%- set others = live | rejectattr('invocation_id', 'equalto', invocation_id) | list -%}
+  {%- if others | length == 0 -%}
+    {{- return(none) -}}
+  {%- endif -%}
   {%- if live[0].invocation_id != invocation_id -%}
-    {%- do spark_incremental._release_run_lock() -%}
     {%- set holder = live[0] -%}
+  {%- else -%}
+    {%- set took = (modules.datetime.datetime.utcnow() - began).total_seconds() -%}
+    {%- set open = spark_incremental._wait_for_younger_locks(others, [spark_incremental._lock_wait_seconds(), 3 * took] | max) -%}
+    {%- set holder = open[0] if open | length > 0 else none -%}
+  {%- endif -%}
+  {%- if holder is not none -%}
+    {%- do spark_incremental._release_run_lock() -%}
     {%- do exceptions.raise_compiler_error(
         "spark_incremental: another dbt run (invocation " ~ holder.invocation_id ~ ", started "
         ~ holder.locked_at ~ " UTC, last seen " ~ holder.seen_at ~ " UTC) holds the manifest lock;"
@@ -72,6 +104,33 @@
         ~ " (spark_incremental__lock_timeout_minutes), or run again now with"
         ~ " --vars '{spark_incremental__force_unlock: true}' if you are sure it is dead.") -%}
   {%- endif -%}
+{%- endmacro %}
+
+
+{#- This run holds the oldest live lock, and saw the younger ones `others` open: runs that
+    started with it (they see its lock and back off) or a run that read before this run's
+    lock row was there (it proceeded). Sleep and read again until every one of them has
+    an 'unlock' row, for at most wait_seconds. Returns those still open at the cap
+    (empty: proceed), with their newest seen_at. -#}
+{% macro _wait_for_younger_locks(others, wait_seconds) -%}
+  {%- set waited_for = others | map(attribute='invocation_id') | list -%}
+  {%- set started = modules.datetime.datetime.utcnow() -%}
+  {%- set deadline = started + modules.datetime.timedelta(seconds=wait_seconds) -%}
+  {%- do spark_incremental._log('the manifest lock: ' ~ others | length ~ ' younger lock(s) open ('
+      ~ waited_for | join(', ') ~ '); waiting up to ' ~ '%.1f' | format(wait_seconds)
+      ~ ' s for their release') -%}
+  {%- set state = {'open': others} -%}
+  {%- for poll in range(1000) if state.open | length > 0 and modules.datetime.datetime.utcnow() < deadline -%}
+    {%- do spark_incremental._fetch_rows("select reflect('java.lang.Thread', 'sleep', cast("
+        ~ spark_incremental._lock_poll_ms() ~ " as bigint))") -%}
+    {%- do state.update({'open': spark_incremental._open_locks()
+        | selectattr('invocation_id', 'in', waited_for) | list}) -%}
+  {%- endfor -%}
+  {%- if state.open | length == 0 -%}
+    {%- do spark_incremental._log('the manifest lock: released after '
+        ~ '%.1f' | format((modules.datetime.datetime.utcnow() - started).total_seconds()) ~ ' s; this run proceeds') -%}
+  {%- endif -%}
+  {{- return(state.open) -}}
 {%- endmacro %}
 
 
