@@ -218,10 +218,6 @@ def test_no_new_events_means_an_empty_window(
     mark = probe.mark()
     idle = project.run("run")
     statements = probe.reads_since(mark, project.schema, "events").statements
-    # the nothing-new rule asks its two probes (in the window, past it) in one statement
-    probes = [st for st in statements if st["node"].endswith("spark_incremental_base_new_event_limits")
-              and f"{project.schema}.events " in st["sql"] + " "]
-    assert len(probes) == 1, probes
     # the manifest view, unchanged since the last run, is not created again
     manifest_view = f"create or replace view {project.schema}.spark_incremental_manifest "
     assert not [st for st in statements if st["sql"].lower().startswith(manifest_view.lower())], statements

@@ -5,5 +5,14 @@
     (anything new since last_success? anything loaded late into the lookback window?) and
     update_manifest (events past the window: a gap to cross?). -#}
 {% macro _events_exist_after(tstamp, until=none, condition=none) -%}
-  {{- return(spark_incremental._fetch_value(spark_incremental._events_exist_sql(tstamp, until, condition)) is not none) -}}
+  {%- set sql -%}
+    select 1 from {{ spark_incremental.events_relation() }}
+    where
+        {{ spark_incremental.events_window_filter(tstamp, until, lower_exclusive=true) }}
+        {%- if condition is not none %}
+        and {{ condition }}
+        {%- endif %}
+    limit 1
+  {%- endset -%}
+  {{- return(spark_incremental._fetch_value(sql) is not none) -}}
 {%- endmacro %}
