@@ -42,6 +42,7 @@ def manifest_state_rows(project: DbtProject, spark_sql: SparkSql) -> int:
         ({"spark_incremental__backfill_limit_days": -5}, "spark_incremental__backfill_limit_days = -5 (integer) is not allowed"),
         ({"spark_incremental__lookback_window_hours": -1}, "spark_incremental__lookback_window_hours = -1 (integer) is not allowed: it must be a whole number >= 0"),
         ({"spark_incremental__events_table": "no_such_table"}, "no_such_table does not exist. Set spark_incremental__events_schema"),
+        ({"spark_incremental__events_schema": "no_such_schema"}, "no_such_schema.events does not exist. Set spark_incremental__events_schema"),
         ({"spark_incremental__session_timestamp": "no_such_column"}, "spark_incremental__session_timestamp = 'no_such_column' is not a column"),
     ],
 )

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
+from typing import Any
 
 import pytest
+
+from benchmarks.metrics import SqlMetrics
 
 from tests.harness.dbt import DbtProject
 from tests.harness.sql import SparkSql
@@ -45,6 +48,10 @@ GAP_VECTORS = [
     ("standard_gap_now", "2021-03-01", "2021-03-01", 10, 10, "2029-12-31 00:00:00",
      "2021-02-28 18:00:00", "2030-01-01 00:00:00"),
 ]
+
+
+RUN_TABLES = ("spark_incremental_base_events_in_window", "spark_incremental_base_sessions_this_run",
+              "spark_incremental_base_events_this_run")
 
 
 def event(event_id: str, session: str, ts: str) -> tuple:
@@ -193,7 +200,8 @@ def test_limits_model_alone_changes_nothing(events_project: DbtProject, spark_sq
     assert len(row) == 1 and row[0]["state"] == 4
 
 
-def test_no_new_events_means_an_empty_window(events_project: DbtProject, spark_sql: SparkSql) -> None:
+def test_no_new_events_means_an_empty_window(
+        events_project: DbtProject, spark_sql: SparkSql, spark_server: Any) -> None:
     """State 4 with nothing after last_success and nothing loaded since the load watermark:
     the window is empty and nothing is read or reprocessed. A late load inside the lookback
     window is processed by the next run, even with no newer event."""
@@ -206,7 +214,15 @@ def test_no_new_events_means_an_empty_window(events_project: DbtProject, spark_s
     def rows(model: str) -> int:
         return int(spark_sql.scalar(f"select count(*) from {project.relation(model)}"))
 
+    probe = SqlMetrics(spark_server.ui_url)
+    mark = probe.mark()
     idle = project.run("run")
+    statements = probe.reads_since(mark, project.schema, "events").statements
+    # the manifest view, unchanged since the last run, is not created again
+    manifest_view = f"create or replace view {project.schema}.spark_incremental_manifest "
+    assert not [st for st in statements if st["sql"].lower().startswith(manifest_view.lower())], statements
+    # the quarantine appends nothing, so it issues no statement (no view, describe, insert)
+    assert not [st for st in statements if st["node"].endswith("spark_incremental_base_quarantined_sessions")]
     assert state_lines(idle.pkg_lines()) == [
         "spark_incremental: [state 4] standard incremental run",
         "spark_incremental: processing data between '2021-01-08 08:00:01' and '2021-01-08 08:00:01'",
@@ -214,9 +230,9 @@ def test_no_new_events_means_an_empty_window(events_project: DbtProject, spark_s
     assert ("spark_incremental: no event after '2021-01-08 08:00:00' (the models' last_success); nothing loaded"
             " into the lookback window since the load watermark timestamp'2021-01-08 08:00:00.000000'"
             " (load_tstamp): nothing to process, every model skips its work") in idle.pkg_lines()
-    assert rows("spark_incremental_base_events_in_window") == 0
-    assert rows("spark_incremental_base_sessions_this_run") == 0
-    assert rows("spark_incremental_base_events_this_run") == 0
+    for model in RUN_TABLES:  # rebuilt empty
+        assert rows(model) == 0, model
+        assert [st for st in statements if st["node"].endswith(model)], model
     assert manifest(project, spark_sql) == caught_up
     # the managed models skip their whole run: no stage, no write, no state row
     for model in ("spark_incremental_base_sessions_lifecycle_manifest", "sessions", "page_views"):
@@ -227,7 +243,14 @@ def test_no_new_events_means_an_empty_window(events_project: DbtProject, spark_s
         in (True, "true")
     managed_rows = spark_sql.scalar(f"select count(*) from {project.relation('spark_incremental_manifest_log')} "
                                     "where record_type = 'managed'")
+    # a second run with nothing new keeps the run tables the first one built empty: no
+    # statement for them (the md5 of their SQL, a table property, is in dbt's listing)
+    mark = probe.mark()
     project.run("run")
+    statements = probe.reads_since(mark, project.schema, "events").statements
+    for model in RUN_TABLES:
+        assert not [st for st in statements if st["node"].endswith(model)], (model, statements)
+        assert rows(model) == 0, model
     assert spark_sql.scalar(f"select count(*) from {project.relation('spark_incremental_manifest_log')} "
                             "where record_type = 'managed'") == managed_rows
 

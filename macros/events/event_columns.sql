@@ -4,7 +4,8 @@
     must exist: event_identifier, session_identifier, user_identifier, session_timestamp,
     the device timestamps (unless null: no late-sent filter), app_id_column when app_ids
     is set, and events_partition_column when set. A missing one stops with a message
-    that lists the table's columns of the right type. Offline compiles get placeholders.
+    that lists the table's columns of the right type; a missing table stops too (the
+    describe finds no column). Offline compiles get placeholders.
     Read (one describe) once per invocation (_run_cache). -#}
 {% macro _event_columns(events) -%}
   {%- if not spark_incremental._can_query() or spark_incremental._missing_at_compile(events) -%}
@@ -22,6 +23,14 @@
     {%- do columns.append(column.name) -%}
     {%- do types.update({column.name | lower: column.dtype | lower}) -%}
   {%- endfor -%}
+  {#- dbt-spark's describe returns no column for a missing table (or schema) -#}
+  {%- if columns | length == 0 -%}
+    {%- do exceptions.raise_compiler_error(
+        "spark_incremental: the events table " ~ events.schema ~ "." ~ events.identifier
+        ~ " does not exist. Set spark_incremental__events_schema and spark_incremental__events_table"
+        ~ " to the table that holds your events, or spark_incremental__events_enabled to false"
+        ~ " if the project uses only managed_incremental (no events pipeline).") -%}
+  {%- endif -%}
   {%- set kinds = {
       'identifier': ['string', 'varchar', 'char', 'int', 'bigint', 'integer', 'long'],
       'timestamp': ['timestamp', 'timestamp_ntz', 'timestamp_ltz'],

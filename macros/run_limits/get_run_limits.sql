@@ -102,19 +102,10 @@
 {%- endmacro %}
 
 
-{#- The events table exists, and has every column the package reads (_event_columns). -#}
+{#- The events table exists, and has every column the package reads (_event_columns: its
+    one describe also tells a missing table, so the events schema is not listed). -#}
 {% macro _check_events_table() -%}
-  {%- set events = spark_incremental.events_relation() -%}
-  {%- set found = adapter.get_relation(database=events.database, schema=events.schema,
-                                       identifier=events.identifier) -%}
-  {%- if found is none -%}
-    {%- do exceptions.raise_compiler_error(
-        "spark_incremental: the events table " ~ events.schema ~ "." ~ events.identifier
-        ~ " does not exist. Set spark_incremental__events_schema and spark_incremental__events_table"
-        ~ " to the table that holds your events, or spark_incremental__events_enabled to false"
-        ~ " if the project uses only managed_incremental (no events pipeline).") -%}
-  {%- endif -%}
-  {{- return(spark_incremental._event_columns(found)) -}}
+  {{- return(spark_incremental._event_columns(spark_incremental.events_relation())) -}}
 {%- endmacro %}
 
 

@@ -1,4 +1,10 @@
-{{ config(materialized='table', file_format='parquet', enabled=spark_incremental._events_enabled()) }}
+{{
+    config(
+        materialized='spark_incremental_run_table',
+        file_format='parquet',
+        enabled=spark_incremental._events_enabled(),
+    )
+}}
 
 {#- The events of this run's window, read from the events table once: every column, the
     session timestamp within [lower_limit, upper_limit] (and the partition column, so

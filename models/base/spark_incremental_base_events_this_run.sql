@@ -1,4 +1,4 @@
-{{ config(materialized='table', enabled=spark_incremental._events_enabled()) }}
+{{ config(materialized='spark_incremental_run_table', enabled=spark_incremental._events_enabled()) }}
 
 {#- Every event of the sessions this run processes, deduplicated on the event identifier
     (spark_incremental__event_identifier). The

@@ -3,8 +3,7 @@
     spark_incremental__allow_refresh is true (like the manifest). -#}
 {{
     config(
-        materialized='incremental',
-        incremental_strategy='append',
+        materialized='spark_incremental_append',
         file_format='parquet',
         full_refresh=(none if spark_incremental.get_config_var('allow_refresh') else false),
         enabled=spark_incremental._events_enabled(),

@@ -1,4 +1,4 @@
-{{ config(materialized='table', enabled=spark_incremental._events_enabled()) }}
+{{ config(materialized='spark_incremental_run_table', enabled=spark_incremental._events_enabled()) }}
 
 -- depends_on: {{ ref('spark_incremental_base_quarantined_sessions') }}
 
