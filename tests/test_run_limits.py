@@ -285,6 +285,17 @@ def test_no_new_events_means_an_empty_window(
     assert {"late", "new"} <= processed
     assert set(manifest(project, spark_sql).values()) == {"2021-01-09 10:00:00"}
 
+    # a column added to the events table between two runs with nothing new: the run
+    # tables the first one built empty are not kept with the old columns
+    project.run("run")
+    spark_sql.execute(f"alter table {events} add columns (page_title string)")
+    project.run("run")
+    for model in RUN_TABLES:
+        if model != "spark_incremental_base_sessions_this_run":
+            columns = [row[0] for row in spark_sql.query(f"describe table {project.relation(model)}")]
+            assert "page_title" in columns, (model, columns)
+        assert rows(model) == 0, model
+
 
 def test_data_gap_is_crossed(dbt_project: DbtProject, spark_sql: SparkSql) -> None:
     """No events for 40 days with backfill_limit_days = 30: one run crosses the gap (the

@@ -11,7 +11,10 @@
     Spark prunes) and the session rules. The lifecycle manifest and events_this_run read
     this copy, so a run scans the window of the events table once; events_this_run
     scans the events table again only before lower_limit, for sessions that started
-    earlier. -#}
+    earlier. Its columns are listed by name (every column of the events table): a run
+    with nothing new keeps the empty table a run with nothing new built from the same
+    SQL (spark_incremental_run_table), so a column added to the events table must change
+    this SQL, or the kept copy would lack the column events_this_run selects. -#}
 
 {%- set events = source('spark_incremental_events', 'events') %}
 {%- set session_vars = spark_incremental.validate_session_vars(events) %}
@@ -20,7 +23,10 @@
 with
 
 events_in_window as (
-    select *
+    select
+        {%- for column in session_vars.event_columns %}
+        {{ adapter.quote(column) }}{{ ',' if not loop.last }}
+        {%- endfor %}
     from {{ events }}
     where
         {{ spark_incremental.events_window_filter(limits.lower_limit, limits.upper_limit) }}
