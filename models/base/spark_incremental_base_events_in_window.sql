@@ -19,14 +19,15 @@
 {%- set events = source('spark_incremental_events', 'events') %}
 {%- set session_vars = spark_incremental.validate_session_vars(events) %}
 {%- set limits = spark_incremental.return_limits_from_model(ref('spark_incremental_base_new_event_limits')) %}
+{%- set quoted_columns = [] %}
+{%- for column in session_vars.event_columns %}
+{%- do quoted_columns.append(adapter.quote(column)) %}
+{%- endfor %}
 
 with
 
 events_in_window as (
-    select
-        {%- for column in session_vars.event_columns %}
-        {{ adapter.quote(column) }}{{ ',' if not loop.last }}
-        {%- endfor %}
+    select {{ quoted_columns | join(', ') }}
     from {{ events }}
     where
         {{ spark_incremental.events_window_filter(limits.lower_limit, limits.upper_limit) }}
