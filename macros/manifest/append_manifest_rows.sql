@@ -4,21 +4,20 @@
     option partitionOverwriteMode = dynamic: no session conf is set): every Spark job then
     commits through its own staging folder, so appends from parallel dbt threads cannot
     clobber each other (plain appends to one table share <table>/_temporary), and the
-    new partition appears whole or not at all. Existing rows are never touched.
-    written_at: the first row's stamp (a naive UTC datetime taken just before the call,
-    the run lock's), default the time the insert is built; the rows that follow are a
-    microsecond apart. -#}
-{% macro append_manifest_rows(rows, written_at=none) -%}
-  {{- return(adapter.dispatch('append_manifest_rows', 'spark_incremental')(rows, written_at)) -}}
+    new partition appears whole or not at all. Existing rows are never touched. The
+    rows are stamped (written_at) with the time the insert is built, a microsecond apart
+    in the order given. -#}
+{% macro append_manifest_rows(rows) -%}
+  {{- return(adapter.dispatch('append_manifest_rows', 'spark_incremental')(rows)) -}}
 {%- endmacro %}
 
 
-{% macro default__append_manifest_rows(rows, written_at=none) -%}
+{% macro default__append_manifest_rows(rows) -%}
   {%- if rows | length == 0 -%}
     {{- return(0) -}}
   {%- endif -%}
   {%- set relation = spark_incremental.ensure_manifest_log() -%}
-  {%- set sql = spark_incremental._manifest_insert_sql(relation, rows, spark_incremental._manifest_batch_id(rows[0].model), written_at) -%}
+  {%- set sql = spark_incremental._manifest_insert_sql(relation, rows, spark_incremental._manifest_batch_id(rows[0].model)) -%}
   {%- do adapter.execute(sql, fetch=false) -%}
   {#- one more partition, for compact_manifest's count -#}
   {%- set partitions = spark_incremental._run_cache('log_partitions') -%}
@@ -37,9 +36,9 @@
 {%- endmacro %}
 
 
-{% macro _manifest_insert_sql(relation, rows, batch_id, written_at=none) -%}
+{% macro _manifest_insert_sql(relation, rows, batch_id) -%}
   {%- set columns = spark_incremental._manifest_columns() -%}
-  {%- set written_at = written_at or modules.datetime.datetime.utcnow() -%}
+  {%- set written_at = modules.datetime.datetime.utcnow() -%}
   {%- set value_rows = [] -%}
   {%- for row in rows -%}
     {%- if not row.get('model') or row.get('record_type') not in ['events', 'managed', 'remove', 'lock', 'unlock', 'load'] -%}

@@ -2,8 +2,9 @@
     dbt's incremental materialization with the append strategy does, in one statement
     instead of three (dbt's temporary view, describe and insert), and none in a run that
     brings the model nothing new (is_run_with_new_events, the one rule; the model selects
-    nothing then). Appends `insert into ... select * from (the model's query)`: the table
-    was created from the same query, so its columns are in the query's order. Built
+    nothing then). Appends `insert into ... by name select * from (the model's query)`:
+    columns are matched by name, so a change of the query's columns fails with Spark's
+    error naming both column lists instead of shifting values between columns. Built
     (create table as) when the table is missing, or on a --full-refresh the model's
     full_refresh config allows (dropped first), by dbt-spark's create_table_as (file_format and its other table configs). -#}
 {% materialization spark_incremental_append, adapter='spark' %}
@@ -17,7 +18,7 @@
     {%- call noop_statement('main', 'skipped: no new events') -%}{%- endcall -%}
   {%- elif appends -%}
     {%- call statement('main') -%}
-      insert into table {{ target_relation }}
+      insert into table {{ target_relation }} by name
       select * from (
         {{ compiled_code }}
       )
