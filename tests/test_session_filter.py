@@ -97,7 +97,7 @@ def test_session_filter_runs_equal_one_full_run(
         if i == 2 and case == "saturated":
             relation = project.relation(FILTER)
             spark_sql.execute(f"refresh table {relation}")
-            bits, covers = spark_sql.query(f"select filter_bits, covers_before from {relation} where bucket = -1")[0]
+            bits, covers = spark_sql.query(f"select filter_bits, covers_before from {relation} where bucket_id = -1")[0]
             assert (bits, covers) == (32768, "2020-12-29")
             spark_sql.execute(f"insert overwrite table {relation}"
                               f" select 0, unhex(repeat('FF', 4096)), {bits}, '{covers}'"

@@ -22,8 +22,8 @@ with
 
 filter_rows as (
     select
-        bucket,
-        bitmap,
+        bucket_id,
+        bits,
         covers_before
     from {{ filter_relation }}
     where filter_bits = {{ settings.total_bits }}
@@ -38,11 +38,11 @@ hits as (
     select probes.session_identifier
     from probes
     inner join filter_rows
-        on probes.bucket = filter_rows.bucket
+        on probes.bucket_id = filter_rows.bucket_id
     where
         shiftright(
-            cast(conv(hex(substr(filter_rows.bitmap, cast(probes.bit div 8 + 1 as int), 1)), 16, 10) as int),
-            cast(probes.bit % 8 as int)
+            cast(conv(hex(substr(filter_rows.bits, cast(probes.bit_position div 8 + 1 as int), 1)), 16, 10) as int),
+            cast(probes.bit_position % 8 as int)
         ) & 1 = 1
     group by probes.session_identifier
     having count(*) = {{ settings.hashes }}
@@ -67,14 +67,14 @@ final as (
         'covers_before' as kind,
         max(covers_before) as value
     from filter_rows
-    where bucket = -1
+    where bucket_id = -1
     {%- if candidates_of is not none %}
     union all
     select
         'bits_set' as kind,
-        cast(coalesce(sum(bitmap_count(bitmap)), 0) as string) as value
+        cast(coalesce(sum(bitmap_count(bits)), 0) as string) as value
     from filter_rows
-    where bucket >= 0
+    where bucket_id >= 0
     union all
     select
         'candidate' as kind,

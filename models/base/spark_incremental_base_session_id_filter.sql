@@ -1,7 +1,7 @@
 {#- A Bloom filter of the ids of old lifecycle rows, so the lifecycle manifest reads only
     its recent rows plus the old rows of ids it may have seen (docs/sessions.md, "Why the
-    scan stays flat"). Rows: one per 4 KB bitmap (bucket >= 0) and one state row
-    (bucket = -1) with covers_before = F. Invariant: every lifecycle row whose start_date
+    scan stays flat"). Rows: one per 4 KB bitmap (bucket_id >= 0) and one state row
+    (bucket_id = -1) with covers_before = F. Invariant: every lifecycle row whose start_date
     < F has its session_identifier in the filter (more ids only cost a lookup).
     Each run with new events, before the lifecycle: R = the date of the window's earliest
     session timestamp minus max_session_days. F < R (or no filter of this size): the ids
@@ -12,7 +12,7 @@
 {{
     config(
         materialized='managed_incremental',
-        unique_key='bucket',
+        unique_key='bucket_id',
         file_format='parquet',
         skip_without_new_events=true,
         enabled=spark_incremental._events_enabled(),
@@ -27,7 +27,8 @@
 {%- set lifecycle = spark_incremental._existing_model_relation('spark_incremental_base_sessions_lifecycle_manifest') %}
 {%- set state = {'covers_before': none, 'reaches_back': none} %}
 {%- if not limits.nothing_new %}
-  {%- set state = spark_incremental._session_filter_state(this if incremental else none, window_events, session_vars, settings) %}
+{%- set state = spark_incremental._session_filter_state(
+    this if incremental else none, window_events, session_vars, settings) %}
 {%- endif %}
 {%- set covers_before = state.covers_before %}
 {%- set reaches_back = state.reaches_back %}
@@ -35,10 +36,10 @@
 {%- set catch_up = write and lifecycle is not none and (covers_before is none or covers_before < reaches_back) %}
 {%- set pending = none %}
 {%- if catch_up %}
-  {%- set pending = spark_incremental._managed_exists(spark_incremental._managed_sibling(lifecycle, '__si_apply')) %}
+{%- set pending = spark_incremental._managed_exists(spark_incremental._managed_sibling(lifecycle, '__si_apply')) %}
 {%- endif %}
 {%- if execute and reaches_back is not none %}
-  {%- do spark_incremental._log('session id filter: '
+{%- do spark_incremental._log('session id filter: '
       ~ ('covers sessions starting before ' ~ covers_before ~ '; ' if covers_before is not none
          else 'none of ' ~ settings.buckets ~ ' buckets yet; ')
       ~ ('unchanged' if not write
@@ -54,8 +55,8 @@ with
 
 final as (
     select
-        cast(null as int) as bucket,
-        cast(null as binary) as bitmap,
+        cast(null as int) as bucket_id,
+        cast(null as binary) as bits,
         cast(null as bigint) as filter_bits,
         cast(null as string) as covers_before
     where false
@@ -93,38 +94,38 @@ probes as (
 bitmaps as (
     {%- if covers_before is not none %}
     select
-        bucket,
-        bitmap
+        bucket_id,
+        bits
     from {{ this }}
-    where bucket >= 0 and filter_bits = {{ settings.total_bits }}
+    where bucket_id >= 0 and filter_bits = {{ settings.total_bits }}
     {%- else %}
     select
-        cast(null as int) as bucket,
-        cast(null as binary) as bitmap
+        cast(null as int) as bucket_id,
+        cast(null as binary) as bits
     where false
     {%- endif %}
     {%- if catch_up %}
     union all
     select
-        bucket,
-        bitmap_construct_agg(bit) as bitmap
+        bucket_id,
+        bitmap_construct_agg(bit_position) as bits
     from probes
-    group by bucket
+    group by bucket_id
     {%- endif %}
 ),
 
 final as (
     select
-        bucket,
-        bitmap_or_agg(bitmap) as bitmap,
+        bucket_id,
+        bitmap_or_agg(bits) as bits,
         cast({{ settings.total_bits }} as bigint) as filter_bits,
         {{ spark_incremental._quote(reaches_back) }} as covers_before
     from bitmaps
-    group by bucket
+    group by bucket_id
     union all
     select
-        -1 as bucket,
-        cast(null as binary) as bitmap,
+        -1 as bucket_id,
+        cast(null as binary) as bits,
         cast({{ settings.total_bits }} as bigint) as filter_bits,
         {{ spark_incremental._quote(reaches_back) }} as covers_before
 )

@@ -41,47 +41,8 @@
 {%- set lookback_date = lookback_start.strftime('%Y-%m-%d') %}
 {#- the recent region starts at filter_from (none: no usable filter, the whole lookback is
     read as one region); candidates: the ids read in the old region, none: all of it -#}
-{%- set region = {'filter_from': none, 'candidates': none} %}
-{%- if spark_incremental.is_incremental() and not limits.nothing_new and spark_incremental._can_query()
-      and spark_incremental._relation_exists(id_filter) %}
-  {%- set settings = spark_incremental._session_filter_settings() %}
-  {%- set sid = adapter.quote(session_vars.session_identifier) %}
-  {%- set ids_sql -%}
-    select distinct window_events.{{ sid }} as session_identifier
-    from {{ window_events }} as window_events
-    {%- if quarantined is not none %}
-    left anti join {{ quarantined }} as quarantined
-        on window_events.{{ sid }} = quarantined.session_identifier
-    {%- endif %}
-    where window_events.{{ sid }} is not null
-  {%- endset %}
-  {%- set state = spark_incremental._session_filter_state(id_filter, window_events, session_vars, settings, ids_sql) %}
-  {%- if state.covers_before is not none and state.reaches_back is not none %}
-    {%- if state.covers_before > state.reaches_back %}
-      {%- do exceptions.raise_compiler_error("spark_incremental: the session id filter covers sessions starting before "
-          ~ state.covers_before ~ ", after this run's earliest possible session start " ~ state.reaches_back
-          ~ ": run spark_incremental_base_session_id_filter with the lifecycle manifest (select both, or all the"
-          ~ " spark_incremental_base_* models) so it moves back first") %}
-    {%- endif %}
-    {%- do region.update({'filter_from': state.covers_before, 'candidates': state.candidates}) %}
-    {%- set fill = state.bits_set / settings.total_bits %}
-    {%- set false_positive_rate = fill ** settings.hashes %}
-    {%- do spark_incremental._log('lifecycle: reads the sessions starting from ' ~ [state.covers_before, lookback_date] | max
-        ~ ' (the recent region); '
-        ~ ((state.candidates | length ~ ' window sessions may be older (in the session id filter): '
-            ~ ('their rows starting in [' ~ lookback_date ~ ', ' ~ state.covers_before ~ ') are read' if state.candidates | length > 0
-               else 'the old region is not read')) if state.candidates is not none
-           else 'more than ' ~ settings.candidate_cap ~ ' window sessions may be older: the whole old region from '
-               ~ lookback_date ~ ' is read')
-        ~ '; filter: ' ~ state.bits_set ~ ' of ' ~ settings.total_bits ~ ' bits set, false positive rate ~'
-        ~ '%.1e' | format(false_positive_rate)) %}
-    {%- if false_positive_rate > 0.001 %}
-      {%- do spark_incremental._warn('the session id filter is ' ~ '%.1f' | format(fill * 100) ~ '% full (false positive rate ~'
-          ~ '%.1e' | format(false_positive_rate) ~ '): raise spark_incremental__session_filter_buckets (now '
-          ~ settings.buckets ~ ') so the lifecycle manifest reads fewer old rows; the filter is rebuilt once') %}
-    {%- endif %}
-  {%- endif %}
-{%- endif %}
+{%- set region = spark_incremental._session_filter_region(id_filter, window_events, quarantined, session_vars,
+    lookback_date, spark_incremental.is_incremental() and not limits.nothing_new) %}
 {%- set old_region = region.filter_from is not none and region.filter_from > lookback_date
       and (region.candidates is none or region.candidates | length > 0) %}
 
