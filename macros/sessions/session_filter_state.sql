@@ -11,7 +11,8 @@
     filter_relation: the filter table, or none when it does not exist. -#}
 {% macro _session_filter_state(filter_relation, window_events, session_vars, settings, candidates_of=none) -%}
   {%- set state = {'covers_before': none, 'reaches_back': none, 'bits_set': none, 'candidates': none} -%}
-  {%- if not spark_incremental._can_query() -%}
+  {%- if not spark_incremental._can_query() or not spark_incremental._relation_exists(window_events) -%}
+    {#- offline compiles, and compiles before the first run (no window table yet) -#}
     {{- return(state) -}}
   {%- endif -%}
   {%- set sid = adapter.quote(session_vars.session_identifier) -%}
