@@ -48,6 +48,17 @@ BATCHES = [
 ]
 
 
+# over_cap: 1,000 more sessions in the third run's window, so that with a saturated filter
+# the candidates pass the cap (1,000) and the whole old region is read instead
+MANY = [(f"m{i}", f"many-{i:04d}", "page_view", "2021-01-09 10:00:00") for i in range(1000)]
+
+
+def _batches(case: str) -> list[tuple[str, list[tuple[str, str, str, str]]]]:
+    if case != "over_cap":
+        return BATCHES
+    return [(loaded, events + MANY if i == 2 else events) for i, (loaded, events) in enumerate(BATCHES)]
+
+
 def _lifecycle_line(lines: list[str]) -> str:
     found = [line for line in lines if line.startswith("spark_incremental: lifecycle: reads")]
     assert len(found) == 1, lines
@@ -55,10 +66,11 @@ def _lifecycle_line(lines: list[str]) -> str:
 
 
 def _assert_equals_full_run(make_project: Callable[..., DbtProject], spark_sql: SparkSql,
-                            project: DbtProject, **extra_vars: Any) -> None:
-    full = make_project(**START, **extra_vars, spark_incremental__now=BATCHES[-1][0])
+                            project: DbtProject, case: str, **extra_vars: Any) -> None:
+    batches = _batches(case)
+    full = make_project(**START, **extra_vars, spark_incremental__now=batches[-1][0])
     spark_sql.create_table(_events_table(full), gen.EVENT_COLUMNS,
-                           [_event(*event, loaded) for loaded, events in BATCHES for event in events])
+                           [_event(*event, loaded) for loaded, events in batches for event in events])
     full.run("run")
     for name, key, ignored in (
         ("sessions", "session_identifier", set()),
@@ -76,25 +88,27 @@ def _assert_equals_full_run(make_project: Callable[..., DbtProject], spark_sql: 
     _assert_consistent(spark_sql, project)
 
 
-@pytest.mark.parametrize("case", ["standard", "saturated", "killed", "upgrade"])
+@pytest.mark.parametrize("case", ["standard", "saturated", "over_cap", "killed", "upgrade"])
 def test_session_filter_runs_equal_one_full_run(
     case: str, make_project: Callable[..., DbtProject], spark_sql: SparkSql
 ) -> None:
     """standard: a run with no recurring id reads no old lifecycle row (the log says so);
     saturated: a one-bitmap filter with every bit set (every id a false positive) reads
-    the old rows of every window session, same tables; killed: a run stopped in its first
+    the old rows of every window session, same tables; over_cap: the same with more
+    candidates than the cap, so the whole old region is read; killed: a run stopped in its first
     overwrite (the filter's), then a run that builds the filter alone (its write without
     the lifecycle's), then normal runs; upgrade: a lifecycle manifest without a filter (an
     earlier version) is caught up in one run."""
-    extra = {"spark_incremental__session_filter_buckets": 1} if case == "saturated" else {}
+    saturated = case in ("saturated", "over_cap")
+    extra = {"spark_incremental__session_filter_buckets": 1} if saturated else {}
     project = make_project(**START, **extra)
     spark_sql.create_table(_events_table(project), gen.EVENT_COLUMNS, [])
     lines = []
-    for i, (loaded, events) in enumerate(BATCHES):
+    for i, (loaded, events) in enumerate(_batches(case)):
         spark_sql.insert_rows(_events_table(project), gen.EVENT_COLUMNS,
                               [_event(*event, loaded) for event in events])
         now = {"spark_incremental__now": loaded}
-        if i == 2 and case == "saturated":
+        if i == 2 and saturated:
             relation = project.relation(FILTER)
             spark_sql.execute(f"refresh table {relation}")
             bits, covers = spark_sql.query(f"select filter_bits, covers_before from {relation} where bucket_id = -1")[0]
@@ -132,4 +146,6 @@ def test_session_filter_runs_equal_one_full_run(
     if case == "saturated":
         # every window session of run 3 (c, d, e, old) is a candidate: only old is found
         assert "4 window sessions may be older" in _lifecycle_line(lines[2]), lines[2]
-    _assert_equals_full_run(make_project, spark_sql, project, **extra)
+    if case == "over_cap":
+        assert "more than 1000 window sessions may be older: the whole old region from" in _lifecycle_line(lines[2])
+    _assert_equals_full_run(make_project, spark_sql, project, case, **extra)
