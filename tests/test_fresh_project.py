@@ -18,6 +18,7 @@ D = dt.date
 BASE_MODELS = (
     "spark_incremental_base_new_event_limits",
     "spark_incremental_base_events_in_window",
+    "spark_incremental_base_session_id_filter",
     "spark_incremental_base_sessions_lifecycle_manifest",
     "spark_incremental_base_quarantined_sessions",
     "spark_incremental_base_sessions_this_run",

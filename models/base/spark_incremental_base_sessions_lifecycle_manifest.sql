@@ -1,8 +1,9 @@
 {#- Upsert on session_identifier, partitioned by the start date as 'yyyy-MM-dd' text
     (Hive metastores, Derby in particular, fail to filter DATE partition columns; text
     partitions are filtered everywhere). A session's start only moves back (late events),
-    so its old row starts on or after the new rows' earliest start_date minus
-    upsert_lookback_days = session_lookback_days: that bounds the scan for existing keys.
+    and previous_sessions finds every old row of the run's ids (below), so a staged row
+    starts on or before the row it replaces: the upsert looks for existing keys only in
+    partitions on or after the new rows' earliest start_date (upsert_lookback_days = 0).
     State: kept on --full-refresh unless spark_incremental__allow_refresh is true. When no
     event arrived since the last run (an empty window) the run is skipped whole. -#}
 {{
@@ -11,7 +12,7 @@
         unique_key='session_identifier',
         partition_by='start_date',
         upsert_date_key='start_date',
-        upsert_lookback_days=spark_incremental.get_config_var('session_lookback_days'),
+        upsert_lookback_days=0,
         file_format='parquet',
         full_refresh=(none if spark_incremental.get_config_var('allow_refresh') else false),
         skip_without_new_events=true,
@@ -22,7 +23,10 @@
 {#- One row per session: its first and last session timestamp (capped at start +
     max_session_days) and its user. Each run merges the sessions that have events in
     [lower_limit, upper_limit] (spark_incremental_base_events_in_window) with this table's own rows (start >= lower_limit -
-    session_lookback_days) and upserts them. Sessions quarantined by earlier runs are
+    session_lookback_days) and upserts them. Of those rows it reads only the recent ones
+    (start_date >= F, the session id filter's covers_before) and the older ones whose id is
+    a candidate: a window session whose bits are all set in the filter (docs/sessions.md,
+    "Why the scan stays flat"). Sessions quarantined by earlier runs are
     skipped; the quarantine table is read without ref() because it is built after this
     model in the same run. A capped session not quarantined yet keeps its row as it is,
     written again, so the quarantine (which reads only the partitions rewritten in this
@@ -32,6 +36,15 @@
 {%- set limits = spark_incremental.return_limits_from_model(ref('spark_incremental_base_new_event_limits')) %}
 {%- set lookback_start = limits.lower_limit - modules.datetime.timedelta(days=session_vars.session_lookback_days) %}
 {%- set quarantined = spark_incremental._existing_model_relation('spark_incremental_base_quarantined_sessions') %}
+{%- set id_filter = ref('spark_incremental_base_session_id_filter') %}
+{%- set window_events = ref('spark_incremental_base_events_in_window') %}
+{%- set lookback_date = lookback_start.strftime('%Y-%m-%d') %}
+{#- the recent region starts at filter_from (none: no usable filter, the whole lookback is
+    read as one region); candidates: the ids read in the old region, none: all of it -#}
+{%- set region = spark_incremental._session_filter_region(id_filter, window_events, quarantined, session_vars,
+    lookback_date, spark_incremental.is_incremental() and not limits.nothing_new) %}
+{%- set old_region = region.filter_from is not none and region.filter_from > lookback_date
+      and (region.candidates is none or region.candidates | length > 0) %}
 
 with
 
@@ -86,7 +99,29 @@ previous_sessions as (
     from {{ this }}
     where
         start_tstamp >= {{ spark_incremental._ts_literal(lookback_start) }}
-        and start_date >= {{ spark_incremental._quote(lookback_start.strftime('%Y-%m-%d')) }}
+        and start_date >= {{ spark_incremental._quote([region.filter_from or lookback_date, lookback_date] | max) }}
+    {%- if old_region %}
+    union all
+    -- the old region: only the ids the session id filter may hold (all of it above the cap)
+    select
+        session_identifier,
+        user_identifier,
+        start_tstamp,
+        end_tstamp,
+        end_tstamp >= {{ spark_incremental._add_days('start_tstamp', session_vars.max_session_days) }} as is_capped
+    from {{ this }}
+    where
+        start_tstamp >= {{ spark_incremental._ts_literal(lookback_start) }}
+        and start_date >= {{ spark_incremental._quote(lookback_date) }}
+        and start_date < {{ spark_incremental._quote(region.filter_from) }}
+        {%- if region.candidates is not none %}
+        and session_identifier in (
+            {%- for candidate in region.candidates %}
+            {{ spark_incremental._quote(candidate) }}{{ ',' if not loop.last }}
+            {%- endfor %}
+        )
+        {%- endif %}
+    {%- endif %}
     {%- else %}
     select
         cast(null as string) as session_identifier,

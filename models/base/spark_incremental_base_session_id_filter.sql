@@ -1,0 +1,134 @@
+{#- A Bloom filter of the ids of old lifecycle rows, so the lifecycle manifest reads only
+    its recent rows plus the old rows of ids it may have seen (docs/sessions.md, "Why the
+    scan stays flat"). Rows: one per 4 KB bitmap (bucket_id >= 0) and one state row
+    (bucket_id = -1) with covers_before = F. Invariant: every lifecycle row whose start_date
+    < F has its session_identifier in the filter (more ids only cost a lookup).
+    Each run with new events, before the lifecycle: R = the date of the window's earliest
+    session timestamp minus max_session_days. F < R (or no filter of this size): the ids
+    of the lifecycle rows starting in [F, R) (and of a pending lifecycle apply table, left
+    by a killed run) are added, F = R; F > R: F = R, nothing read; F = R: nothing written.
+    Written whole through the managed_incremental upsert (a kill leaves the old or the new
+    filter). -#}
+{{
+    config(
+        materialized='managed_incremental',
+        unique_key='bucket_id',
+        file_format='parquet',
+        skip_without_new_events=true,
+        enabled=spark_incremental._events_enabled(),
+    )
+}}
+
+{%- set session_vars = spark_incremental.validate_session_vars() %}
+{%- set settings = spark_incremental._session_filter_settings() %}
+{%- set limits = spark_incremental.return_limits_from_model(ref('spark_incremental_base_new_event_limits')) %}
+{%- set window_events = ref('spark_incremental_base_events_in_window') %}
+{%- set incremental = spark_incremental.is_incremental() %}
+{%- set lifecycle = spark_incremental._existing_model_relation('spark_incremental_base_sessions_lifecycle_manifest') %}
+{%- set state = {'covers_before': none, 'reaches_back': none} %}
+{%- if not limits.nothing_new %}
+{%- set state = spark_incremental._session_filter_state(
+    this if incremental else none, window_events, session_vars, settings) %}
+{%- endif %}
+{%- set covers_before = state.covers_before %}
+{%- set reaches_back = state.reaches_back %}
+{%- set write = reaches_back is not none and covers_before != reaches_back %}
+{%- set catch_up = write and lifecycle is not none and (covers_before is none or covers_before < reaches_back) %}
+{%- set pending = none %}
+{%- if catch_up %}
+{%- set pending = spark_incremental._managed_exists(spark_incremental._managed_sibling(lifecycle, '__si_apply')) %}
+{%- endif %}
+{%- if execute and reaches_back is not none %}
+{%- do spark_incremental._log('session id filter: '
+      ~ ('covers sessions starting before ' ~ covers_before ~ '; ' if covers_before is not none
+         else 'none of ' ~ settings.buckets ~ ' buckets yet; ')
+      ~ ('unchanged' if not write
+         else 'adds the ids of lifecycle rows starting in [' ~ (covers_before or 'the first') ~ ', ' ~ reaches_back ~ ')'
+              ~ (' and of the pending lifecycle apply table' if pending is not none else '')
+              ~ ', now covers before ' ~ reaches_back if catch_up
+         else 'now covers before ' ~ reaches_back ~ ' (nothing to add)')) -%}
+{%- endif %}
+
+with
+
+{%- if not write %}
+
+final as (
+    select
+        cast(null as int) as bucket_id,
+        cast(null as binary) as bits,
+        cast(null as bigint) as filter_bits,
+        cast(null as string) as covers_before
+    where false
+)
+{%- else %}
+
+{%- if catch_up %}
+
+caught_up_ids as (
+    select session_identifier
+    from {{ lifecycle }}
+    where
+        start_date < {{ spark_incremental._quote(reaches_back) }}
+        {%- if covers_before is not none %}
+        and start_date >= {{ spark_incremental._quote(covers_before) }}
+        {%- endif %}
+    {%- if pending is not none %}
+    union all
+    select session_identifier
+    from {{ pending }}
+    where
+        not __si_marker
+        and start_date < {{ spark_incremental._quote(reaches_back) }}
+        {%- if covers_before is not none %}
+        and start_date >= {{ spark_incremental._quote(covers_before) }}
+        {%- endif %}
+    {%- endif %}
+),
+
+probes as (
+    {{ spark_incremental._session_filter_probes('select session_identifier from caught_up_ids', settings) | indent(4) }}
+),
+{%- endif %}
+
+bitmaps as (
+    {%- if covers_before is not none %}
+    select
+        bucket_id,
+        bits
+    from {{ this }}
+    where bucket_id >= 0 and filter_bits = {{ settings.total_bits }}
+    {%- else %}
+    select
+        cast(null as int) as bucket_id,
+        cast(null as binary) as bits
+    where false
+    {%- endif %}
+    {%- if catch_up %}
+    union all
+    select
+        bucket_id,
+        bitmap_construct_agg(bit_position) as bits
+    from probes
+    group by bucket_id
+    {%- endif %}
+),
+
+final as (
+    select
+        bucket_id,
+        bitmap_or_agg(bits) as bits,
+        cast({{ settings.total_bits }} as bigint) as filter_bits,
+        {{ spark_incremental._quote(reaches_back) }} as covers_before
+    from bitmaps
+    group by bucket_id
+    union all
+    select
+        -1 as bucket_id,
+        cast(null as binary) as bits,
+        cast({{ settings.total_bits }} as bigint) as filter_bits,
+        {{ spark_incremental._quote(reaches_back) }} as covers_before
+)
+{%- endif %}
+
+select * from final
