@@ -132,6 +132,9 @@ def test_session_filter_runs_equal_one_full_run(
     if case in ("standard", "upgrade"):
         # run 2: F stays 2020-12-29 (its window starts again on 01-01): an empty filter
         assert "0 window sessions may be older" in _lifecycle_line(lines[1])
+        # ... and the filter writes nothing: no stage, no state row (skip_write)
+        assert any(line.startswith(f"spark_incremental: {FILTER}: skipped: the filter already covers the sessions"
+                                   " starting before 2020-12-29") for line in lines[1]), lines[1]
         # run 3: only the returning id is read from the old region
         assert ("1 window sessions may be older (in the session id filter): their rows starting in"
                 in _lifecycle_line(lines[2])), lines[2]

@@ -6,7 +6,8 @@
     Each run with new events, before the lifecycle: R = the date of the window's earliest
     session timestamp minus max_session_days. F < R (or no filter of this size): the ids
     of the lifecycle rows starting in [F, R) (and of a pending lifecycle apply table, left
-    by a killed run) are added, F = R; F > R: F = R, nothing read; F = R: nothing written.
+    by a killed run) are added, F = R; F > R: F = R, nothing read; F = R: nothing written
+    (skip_write: the run skips the write, no stage and no state row).
     Written whole through the managed_incremental upsert (a kill leaves the old or the new
     filter). -#}
 {{
@@ -23,16 +24,22 @@
 {%- set settings = spark_incremental._session_filter_settings() %}
 {%- set limits = spark_incremental.return_limits_from_model(ref('spark_incremental_base_new_event_limits')) %}
 {%- set window_events = ref('spark_incremental_base_events_in_window') %}
-{%- set incremental = spark_incremental.is_incremental() %}
+{#- the filter as it stands (none: missing, or a --full-refresh of it): read before the
+    run's plan is computed, so that skip_write below can still skip the write -#}
+{%- set prior = none if should_full_refresh() else spark_incremental._existing_model_relation(model.name) %}
 {%- set lifecycle = spark_incremental._existing_model_relation('spark_incremental_base_sessions_lifecycle_manifest') %}
 {%- set state = {'covers_before': none, 'reaches_back': none} %}
 {%- if not limits.nothing_new %}
 {%- set state = spark_incremental._session_filter_state(
-    this if incremental else none, window_events, session_vars, settings) %}
+    prior, window_events, session_vars, settings) %}
 {%- endif %}
 {%- set covers_before = state.covers_before %}
 {%- set reaches_back = state.reaches_back %}
 {%- set write = reaches_back is not none and covers_before != reaches_back %}
+{%- if prior is not none and not write %}
+{%- do spark_incremental.skip_write('the filter already covers the sessions starting before ' ~ (covers_before or 'nothing')
+    ~ ', this run needs no more') %}
+{%- endif %}
 {%- set catch_up = write and lifecycle is not none and (covers_before is none or covers_before < reaches_back) %}
 {%- set pending = none %}
 {%- if catch_up %}

@@ -11,7 +11,8 @@
             mark, or any row when no mark is recorded: an earlier run died after
             writing them),
             no_new_events: bool (skip_without_new_events is set and
-            is_run_with_new_events() is false)}.
+            is_run_with_new_events() is false),
+            skip_write: the reason the model's SQL gave to skip_write, or none}.
 
     Returns {action, reason, is_incremental, window: {lower, lower_op, upper},
              replace_lower, by_key, next_due}:
@@ -81,6 +82,12 @@
   {#- 1b'. the run's window brings this model nothing new (skip_without_new_events) -#}
   {%- if flags.get('no_new_events') -%}
     {%- do plan.update({'action': 'skip', 'reason': "skipped: no new events in this run's window (skip_without_new_events)"}) -%}
+    {{- return(spark_incremental._managed_plan_done(plan)) -}}
+  {%- endif -%}
+
+  {#- 1b''. the model's SQL found nothing to write in this run (skip_write) -#}
+  {%- if flags.get('skip_write') -%}
+    {%- do plan.update({'action': 'skip', 'reason': 'skipped: ' ~ flags.skip_write ~ ' (skip_write)'}) -%}
     {{- return(spark_incremental._managed_plan_done(plan)) -}}
   {%- endif -%}
 
@@ -262,6 +269,7 @@
       'no_new_events': cfg.skip_without_new_events and (
           (spark_incremental._no_new_events_reason(limits, cfg.model) is not none) if (preview and limits is not none)
           else (not preview and not spark_incremental.is_run_with_new_events(cfg.model))),
+      'skip_write': none if preview else spark_incremental._skip_write_reason(node),
   } -%}
   {%- set plan = spark_incremental._managed_plan(cfg, state, now, run_flags) -%}
   {%- if plan.action == 'append' and state is not none and run_flags.target_is_table -%}
