@@ -203,6 +203,7 @@ class Bench:
             "spark_incremental__backfill_limit_days": 3650,
             "spark_incremental__allow_refresh": True,
             BENCH_TAG: True,
+            **args.dbt_vars,
         }
         self.project = DbtProject(workdir / "project", host, port, self.prefix,
                                   default_vars=self.vars)
@@ -319,8 +320,8 @@ class Bench:
     def inject_lifecycle_history(self, days: int) -> None:
         """Insert ``days`` days of synthetic lifecycle manifest rows before the first event
         day (one statement), so the manifest holds a long history while the events table
-        holds only the bench's days. Ids 'synthetic-<n>' cannot collide with the
-        generator's uuids; about as many sessions a day as the generator makes; users from
+        holds only the bench's days. Ids: uuid-shaped hashes with '_' in place of the first
+        '-', so they cannot collide with the generator's uuids; about as many sessions a day as the generator makes; users from
         the generator's pool. Then empties the session id filter, so the next run rebuilds
         it over every lifecycle row, as it would have after a real history of that length."""
         lifecycle = self._relation(f"{PKG}_base_sessions_lifecycle_manifest")
@@ -341,7 +342,9 @@ class Bench:
         self.sql.execute(f"""
             insert into {lifecycle}
             select
-                concat('synthetic-', id) as session_identifier,
+                -- uuid-shaped (so Parquet min/max statistics of a file of them span the hex
+                -- range, as real ids do) with '_' for the first '-': no generated id has it
+                overlay({generate._uuid(h)} placing '_' from 9 for 1) as session_identifier,
                 {generate._uuid(f"{seed}, 'user', pmod(xxhash64({h}, 'u'), {users})")} as user_identifier,
                 start_tstamp,
                 start_tstamp + make_interval(0, 0, 0, 0, 0, cast(1 + pmod(xxhash64({h}, 'len'), 30) as int), 0)
@@ -957,7 +960,8 @@ def write_report(bench: Bench, machine: dict[str, Any], targets: dict[str, Any],
         "",
         *([f"**Lifecycle history (synthetic)**: {lh['rows']:,} lifecycle manifest rows inserted directly "
            f"after the catch-up run to day {a.levels[0] - 1} ({lh['days']} days × {lh['sessions_per_day']} "
-           f"sessions, start dates {lh['from']} .. {lh['to']}, ids 'synthetic-<n>', no events behind them); "
+           f"sessions, start dates {lh['from']} .. {lh['to']}, uuid-shaped ids with '_' for the first '-', "
+           "no events behind them); "
            "the session id filter was emptied then, so the next run (the first level) rebuilt it over "
            "every lifecycle row.", ""]
           if (lh := bench.lifecycle_history) else []),
@@ -1045,6 +1049,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="after the first catch-up run, insert this many days of synthetic lifecycle "
                         "manifest rows before the first event day and empty the session id filter "
                         "(the next run rebuilds it): a long lifecycle history without its events")
+    p.add_argument("--var", dest="dbt_var", action="append", default=[], metavar="NAME=VALUE",
+                   help="a dbt var for every run, as text (as users pass them through env_var), "
+                        "e.g. spark_incremental__session_filter_buckets=341; repeatable")
     p.add_argument("--schema-prefix", default="bench")
     p.add_argument("--driver-memory", default="4g")
     p.add_argument("--results-dir", type=Path, default=RESULTS_DIR)
@@ -1083,6 +1090,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if not layouts or set(layouts) - set(generate.LAYOUTS):
         p.error(f"--layouts: one or more of {', '.join(generate.LAYOUTS)}, got {a.layouts!r}")
     a.layouts = list(dict.fromkeys(layouts))
+    bad = [v for v in a.dbt_var if "=" not in v or not v.split("=", 1)[0].strip()]
+    if bad:
+        p.error(f"--var takes NAME=VALUE, got {bad}")
+    a.dbt_vars = {k.strip(): v for k, v in (x.split("=", 1) for x in a.dbt_var)}
     if a.lifecycle_days < 0:
         p.error(f"--lifecycle-days must be 0 or more, got {a.lifecycle_days}")
     if (a.port is None) != (a.ui_url is None):
