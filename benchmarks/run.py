@@ -203,6 +203,7 @@ class Bench:
             "spark_incremental__backfill_limit_days": 3650,
             "spark_incremental__allow_refresh": True,
             BENCH_TAG: True,
+            **args.dbt_vars,
         }
         self.project = DbtProject(workdir / "project", host, port, self.prefix,
                                   default_vars=self.vars)
@@ -217,6 +218,7 @@ class Bench:
         self.microbatch_checks: list[dict[str, Any]] = []
         self.setup_runs: list[dict[str, Any]] = []
         self.loaded_to = -1  # last day index loaded into the events table
+        self.lifecycle_history: dict[str, Any] | None = None  # synthetic rows inserted (--lifecycle-days)
         self.dbt_log = workdir / "dbt_invocations.log"
         self.parse_retries = 3
 
@@ -314,6 +316,59 @@ class Bench:
         self.loaded_to = last_day
         log(f"  loaded days {first}..{last_day} ({self.spec.day(first)} .. "
             f"{self.spec.day(last_day)}) in {time.monotonic() - t0:.1f} s")
+
+    def inject_lifecycle_history(self, days: int) -> None:
+        """Insert ``days`` days of synthetic lifecycle manifest rows before the first event
+        day (one statement), so the manifest holds a long history while the events table
+        holds only the bench's days. Ids: uuid-shaped hashes with '_' in place of the first
+        '-', so they cannot collide with the generator's uuids; about as many sessions a day as the generator makes; users from
+        the generator's pool. Then empties the session id filter, so the next run rebuilds
+        it over every lifecycle row, as it would have after a real history of that length."""
+        lifecycle = self._relation(f"{PKG}_base_sessions_lifecycle_manifest")
+        id_filter = self._relation(f"{PKG}_base_session_id_filter")
+        if not lifecycle or not id_filter or not self._exists(lifecycle):
+            raise BenchError("--lifecycle-days: the lifecycle manifest does not exist after the catch-up run")
+        per_day = max(1, round(self.spec.events_per_day * 2 / generate.SESSION_BLOCK))
+        users = max(1, self.spec.events_per_day // 4)
+        seed = self.spec.seed
+        first = self.spec.start_date - dt.timedelta(days=days)
+        h = f"xxhash64({seed}, 'synthetic', id)"
+        self.sql.reconnect()
+        columns = [str(r[0]) for r in self.sql.query(f"show columns in {lifecycle}")]
+        expected = ["session_identifier", "user_identifier", "start_tstamp", "end_tstamp", "start_date"]
+        if columns != expected:
+            raise BenchError(f"--lifecycle-days: lifecycle columns {columns}, expected {expected}")
+        t0 = time.monotonic()
+        self.sql.execute(f"""
+            insert into {lifecycle}
+            select
+                -- uuid-shaped (so Parquet min/max statistics of a file of them span the hex
+                -- range, as real ids do) with '_' for the first '-': no generated id has it
+                overlay({generate._uuid(h)} placing '_' from 9 for 1) as session_identifier,
+                {generate._uuid(f"{seed}, 'user', pmod(xxhash64({h}, 'u'), {users})")} as user_identifier,
+                start_tstamp,
+                start_tstamp + make_interval(0, 0, 0, 0, 0, cast(1 + pmod(xxhash64({h}, 'len'), 30) as int), 0)
+                    as end_tstamp,
+                date_format(start_tstamp, 'yyyy-MM-dd') as start_date
+            from (
+                select
+                    id,
+                    timestamp_seconds(
+                        unix_seconds(timestamp(date_add(date'{first.isoformat()}', cast(id div {per_day} as int))))
+                        + pmod({h}, 86400 - 3600)
+                    ) as start_tstamp
+                from range(0, {days * per_day})
+            ) as sessions
+        """)
+        self.sql.execute(f"truncate table {id_filter}")
+        self.lifecycle_history = {
+            "days": days, "sessions_per_day": per_day, "rows": days * per_day,
+            "from": first.isoformat(), "to": (self.spec.start_date - dt.timedelta(days=1)).isoformat(),
+            "seconds": round(time.monotonic() - t0, 1),
+        }
+        log(f"  inserted {days * per_day:,} synthetic lifecycle rows ({days} days x {per_day} sessions, "
+            f"{first} .. {self.lifecycle_history['to']}) into {lifecycle} and emptied {id_filter} "
+            f"in {self.lifecycle_history['seconds']} s")
 
     # ------------------------------------------------------------------ state
     def _relation(self, model: str) -> str | None:
@@ -471,6 +526,8 @@ class Bench:
             log(f"history {level} days")
             self.load(level - 1)
             self.setup(*self.package_run(), label=f"catch-up to day {level - 1}")
+            if a.lifecycle_days and level == a.levels[0]:
+                self.inject_lifecycle_history(a.lifecycle_days)
             if "microbatch" in a.cases:
                 self.setup(*self.microbatch_run(microbatch_to + 1, level - 1),
                            label=f"microbatch catch-up to day {level - 1}")
@@ -901,6 +958,13 @@ def write_report(bench: Bench, machine: dict[str, Any], targets: dict[str, Any],
         "",
         f"**Package**: {bench.package_source}.",
         "",
+        *([f"**Lifecycle history (synthetic)**: {lh['rows']:,} lifecycle manifest rows inserted directly "
+           f"after the catch-up run to day {a.levels[0] - 1} ({lh['days']} days × {lh['sessions_per_day']} "
+           f"sessions, start dates {lh['from']} .. {lh['to']}, uuid-shaped ids with '_' for the first '-', "
+           "no events behind them); "
+           "the session id filter was emptied then, so the next run (the first level) rebuilt it over "
+           "every lifecycle row.", ""]
+          if (lh := bench.lifecycle_history) else []),
         f"**Machine**: {machine['cores']} cores ({machine['cpu']}), {mem} GB memory, "
         f"Spark {machine['spark']} ({server_kind}), "
         f"dbt-core {machine['dbt_core']}, dbt-spark {machine['dbt_spark']}, Python {machine['python']}; "
@@ -952,6 +1016,7 @@ def write_report(bench: Bench, machine: dict[str, Any], targets: dict[str, Any],
         "targets": targets,
         "results": [r.to_dict() for r in bench.results],
         "setup_runs": bench.setup_runs,
+        "lifecycle_history": bench.lifecycle_history,
         "microbatch_checks": bench.microbatch_checks,
     }
     (out_dir / "raw.json").write_text(json.dumps(raw, indent=1, default=str))
@@ -980,6 +1045,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--layouts", default=None,
                    help="comma-separated layouts of a day's files, each run from scratch: "
                         f"{', '.join(generate.LAYOUTS)} (default both; --quick: unordered)")
+    p.add_argument("--lifecycle-days", type=int, default=0,
+                   help="after the first catch-up run, insert this many days of synthetic lifecycle "
+                        "manifest rows before the first event day and empty the session id filter "
+                        "(the next run rebuilds it): a long lifecycle history without its events")
+    p.add_argument("--var", dest="dbt_var", action="append", default=[], metavar="NAME=VALUE",
+                   help="a dbt var for every run, as text (as users pass them through env_var), "
+                        "e.g. spark_incremental__session_filter_buckets=341; repeatable")
     p.add_argument("--schema-prefix", default="bench")
     p.add_argument("--driver-memory", default="4g")
     p.add_argument("--results-dir", type=Path, default=RESULTS_DIR)
@@ -1018,6 +1090,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if not layouts or set(layouts) - set(generate.LAYOUTS):
         p.error(f"--layouts: one or more of {', '.join(generate.LAYOUTS)}, got {a.layouts!r}")
     a.layouts = list(dict.fromkeys(layouts))
+    bad = [v for v in a.dbt_var if "=" not in v or not v.split("=", 1)[0].strip()]
+    if bad:
+        p.error(f"--var takes NAME=VALUE, got {bad}")
+    a.dbt_vars = {k.strip(): v for k, v in (x.split("=", 1) for x in a.dbt_var)}
+    if a.lifecycle_days < 0:
+        p.error(f"--lifecycle-days must be 0 or more, got {a.lifecycle_days}")
     if (a.port is None) != (a.ui_url is None):
         p.error("--port and --ui-url go together")
     return a
