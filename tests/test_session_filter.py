@@ -104,6 +104,7 @@ def test_session_filter_runs_equal_one_full_run(
     project = make_project(**START, **extra)
     spark_sql.create_table(_events_table(project), gen.EVENT_COLUMNS, [])
     lines = []
+    texts = []
     for i, (loaded, events) in enumerate(_batches(case)):
         spark_sql.insert_rows(_events_table(project), gen.EVENT_COLUMNS,
                               [_event(*event, loaded) for event in events])
@@ -125,6 +126,7 @@ def test_session_filter_runs_equal_one_full_run(
             spark_sql.execute(f"drop table {project.relation(FILTER)}")
         result = project.run("run", vars=now)
         lines.append(result.pkg_lines())
+        texts.append(result.text())
     filter_lines = [[line for line in run if "session id filter:" in line] for run in lines]
     assert filter_lines[0] == ["spark_incremental: session id filter: none of "
                                f"{extra.get('spark_incremental__session_filter_buckets', 2048)} buckets yet;"
@@ -149,6 +151,9 @@ def test_session_filter_runs_equal_one_full_run(
     if case == "saturated":
         # every window session of run 3 (c, d, e, old) is a candidate: only old is found
         assert "4 window sessions may be older" in _lifecycle_line(lines[2]), lines[2]
+        # one false candidate reads the whole old region: the run says how often that happens
+        assert ("100.0% full (false positive rate ~1.0e+00): with 4 window sessions, about 100 runs in 100"
+                " read the whole old region of the lifecycle manifest") in " ".join(texts[2].split()), texts[2]
     if case == "over_cap":
         assert "more than 1000 window sessions may be older: the whole old region from" in _lifecycle_line(lines[2])
     _assert_equals_full_run(make_project, spark_sql, project, case, **extra)

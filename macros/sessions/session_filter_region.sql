@@ -46,10 +46,15 @@
   {%- do spark_incremental._log('lifecycle: reads the sessions starting from ' ~ [state.covers_before, lookback_date] | max
       ~ ' (the recent region); ' ~ old_region ~ '; filter: ' ~ state.bits_set ~ ' of ' ~ settings.total_bits
       ~ ' bits set, false positive rate ~' ~ '%.1e' | format(false_positive_rate)) -%}
-  {%- if false_positive_rate > 0.001 -%}
+  {#- one false candidate is enough to read the whole old region: the chance of at least
+      one among this run's window sessions -#}
+  {%- set old_read_chance = 1 - (1 - false_positive_rate) ** state.window_sessions -%}
+  {%- if false_positive_rate > 0.001 or old_read_chance >= 0.05 -%}
     {%- do spark_incremental._warn('the session id filter is ' ~ '%.1f' | format(fill * 100) ~ '% full (false positive rate ~'
-        ~ '%.1e' | format(false_positive_rate) ~ '): raise spark_incremental__session_filter_buckets (now '
-        ~ settings.buckets ~ ') so the lifecycle manifest reads fewer old rows; the filter is rebuilt once') -%}
+        ~ '%.1e' | format(false_positive_rate) ~ '): with ' ~ state.window_sessions ~ ' window sessions, about '
+        ~ '%d' | format((old_read_chance * 100) | round | int) ~ ' runs in 100 read the whole old region of the lifecycle manifest'
+        ~ ' for a false candidate; raise spark_incremental__session_filter_buckets (now ' ~ settings.buckets
+        ~ '; about one per 1,000 sessions the lifecycle holds); the filter is rebuilt once') -%}
   {%- endif -%}
   {{- return(region) -}}
 {%- endmacro %}

@@ -5,6 +5,7 @@
      max_session_days (every row the lifecycle writes in this run starts on or after it,
      except rows it finds in the filter), none when the window holds no session;
      bits_set: bits set in the filter (with candidates_of);
+     window_sessions: the number of ids candidates_of returns (with candidates_of);
      candidates: with candidates_of (a query of the run's session ids, as
      session_identifier), the ids whose bits are all set, at most candidate_cap of them, or
      none when there are more}.
@@ -78,6 +79,11 @@ final as (
     where bucket_id >= 0
     union all
     select
+        'window_sessions' as kind,
+        cast(count(*) as string) as value
+    from ({{ candidates_of }}) as window_sessions
+    union all
+    select
         'candidate' as kind,
         session_identifier as value
     from capped_hits
@@ -97,7 +103,7 @@ select * from final
   {%- endfor -%}
   {%- if candidates_of is not none and filter_relation is not none -%}
     {%- do state.update({'candidates': candidates if candidates | length <= settings.candidate_cap else none,
-                         'bits_set': state.bits_set | int}) -%}
+                         'bits_set': state.bits_set | int, 'window_sessions': state.window_sessions | int}) -%}
   {%- endif -%}
   {{- return(state) -}}
 {%- endmacro %}
