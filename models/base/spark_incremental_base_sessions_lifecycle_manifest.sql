@@ -99,29 +99,22 @@ previous_sessions as (
     from {{ this }}
     where
         start_tstamp >= {{ spark_incremental._ts_literal(lookback_start) }}
+        {%- if not old_region %}
         and start_date >= {{ spark_incremental._quote([region.filter_from or lookback_date, lookback_date] | max) }}
-    {%- if old_region %}
-    union all
-    -- the old region: only the ids the session id filter may hold (all of it above the cap)
-    select
-        session_identifier,
-        user_identifier,
-        start_tstamp,
-        end_tstamp,
-        end_tstamp >= {{ spark_incremental._add_days('start_tstamp', session_vars.max_session_days) }} as is_capped
-    from {{ this }}
-    where
-        start_tstamp >= {{ spark_incremental._ts_literal(lookback_start) }}
+        {%- else %}
         and start_date >= {{ spark_incremental._quote(lookback_date) }}
-        and start_date < {{ spark_incremental._quote(region.filter_from) }}
         {%- if region.candidates is not none %}
-        and session_identifier in (
-            {%- for candidate in region.candidates %}
-            {{ spark_incremental._quote(candidate) }}{{ ',' if not loop.last }}
-            {%- endfor %}
+        -- older than the recent region: only the ids the session id filter may hold
+        and (
+            start_date >= {{ spark_incremental._quote(region.filter_from) }}
+            or session_identifier in (
+                {%- for candidate in region.candidates %}
+                {{ spark_incremental._quote(candidate) }}{{ ',' if not loop.last }}
+                {%- endfor %}
+            )
         )
         {%- endif %}
-    {%- endif %}
+        {%- endif %}
     {%- else %}
     select
         cast(null as string) as session_identifier,
