@@ -4,7 +4,9 @@
     them: more than candidate_cap)}. Candidates are the window's session ids, less the
     quarantined ones (bots come back every run), whose bits are all set in the filter.
     Logs one line (recent region, candidates, old region read or not, fill) and warns
-    when the false positive rate passes 1e-3. active: an incremental run with new events. -#}
+    when the false positive rate passes 1e-3 or when one run in 20 or more would find a
+    false candidate among its window sessions (one is enough to read the whole old
+    region). active: an incremental run with new events. -#}
 {% macro _session_filter_region(id_filter, window_events, quarantined, session_vars, lookback_date, active) -%}
   {%- set region = {'filter_from': none, 'candidates': none} -%}
   {%- if not (active and spark_incremental._can_query() and spark_incremental._relation_exists(id_filter)) -%}
