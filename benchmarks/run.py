@@ -54,7 +54,7 @@ TARGETS = {
     "read_ratio": ("rows read by an incremental run ÷ (rows in window + rows of reprocessed sessions)", 1.1, "le"),
     "history_ratio": ("incremental work time at the largest ÷ the smallest history", 1.2, "le"),
     "refresh_ratio": ("full refresh rows read ÷ incremental rows read (largest history)", 20.0, "ge"),
-    "noop_ratio": ("package no-op wall ÷ one-model dbt run wall", 2.0, "le"),
+    "noop_ratio": ("package no-op wall ÷ one-model dbt run wall", 1.3, "le"),
     "microbatch_ratio": ("incremental wall ÷ microbatch wall (same new day, largest history)", 1.5, "le"),
     "partition_ratio": ("rows read by an incremental run ÷ rows of the events partitions that hold the needed rows",
                         1.1, "le"),
@@ -144,6 +144,8 @@ class CaseResult:
             "partitions_read": self.median_read("partitions"),
             "scans": self.median_read("scans"),
             "cpu_s": self.median_read("cpu_s"),
+            "input_rows": self.median_read("input_rows"),
+            "dropped_rows": self.median_read("dropped_rows"),
             "executions": self.median_read("executions"),
             "needed": self.needed,
             "read_ratio": self.read_ratio,
@@ -285,7 +287,10 @@ class Bench:
         reads = Reads()
         if events_reads:
             reads = self.probe.reads_since(mark, self.spec.schema, self.spec.table)
-            reads.cpu_s = round(self.probe.cpu_since(stage_mark), 2)
+            cpu_s, input_rows = self.probe.stage_totals_since(stage_mark)
+            reads.cpu_s = round(cpu_s, 2)
+            reads.input_rows = input_rows
+            reads.dropped_rows = max(0, input_rows - sum(t["rows"] for t in reads.by_table.values()))
         models: dict[str, float] = {}
         if results_file.exists():
             for r in json.loads(results_file.read_text()).get("results", []):
@@ -645,25 +650,39 @@ def _targets_of(results: list[CaseResult], events_per_day: int, layout: str) -> 
     levels = sorted({r.history_days for r in results if r.case == "incremental"})
     out: dict[str, dict[str, Any]] = {}
 
-    def put(name: str, value: float | None, detail: str) -> None:
+    def put(name: str, value: float | None, detail: str, at_most: float | None = None) -> None:
+        """at_most: the value if every row of the scans adaptive execution cut from the
+        final plans was read from the events table (an upper bound)."""
         desc, limit, how = TARGETS[name]
         if name in ORDERED_ONLY and layout != "ordered":
             limit = None  # reported, not judged: statistics cannot skip unordered files
         ok = None if value is None or limit is None else (
             value <= limit if how == "le" else value >= limit)
-        out[name] = {"target": desc, "value": value, "limit": limit, "how": how, "pass": ok,
-                     "detail": detail}
+        undecided = bool(ok) and at_most is not None and how == "le" and at_most > limit
+        out[name] = {"target": desc, "value": value, "limit": limit, "how": how,
+                     "pass": None if undecided else ok, "undecided": undecided, "detail": detail}
+
+    def cut(r: CaseResult, denominator: int | None) -> tuple[str, float | None]:
+        """The rows of scans adaptive execution ran, then cut from the final plan."""
+        dropped = r.median_read("dropped_rows")
+        if not dropped or not denominator:
+            return "", None
+        hi = (r.median_read("rows") + dropped) / denominator
+        return (f"; + {dropped:,.0f} rows read by scans adaptive execution cut from the final plans "
+                f"(any table, not in the per-table figures): ≤ {hi:.2f}"), hi
 
     if levels:
         top, low = levels[-1], levels[0]
         inc_top, inc_low = find("incremental", top), find("incremental", low)
+        note, hi = cut(inc_top, inc_top.rows_needed) if inc_top else ("", None)
         put("read_ratio", inc_top.read_ratio if inc_top else None,
             f"incremental @{top}d: {inc_top.median_read('rows'):,.0f} rows read / "
-            f"{inc_top.rows_needed or 0:,} needed" if inc_top else "")
+            f"{inc_top.rows_needed or 0:,} needed{note}" if inc_top else "", hi)
+        note, hi = cut(inc_top, inc_top.partition_rows) if inc_top else ("", None)
         put("partition_ratio", inc_top.partition_ratio if inc_top else None,
             f"incremental @{top}d: {inc_top.median_read('rows'):,.0f} rows read / "
-            f"{inc_top.partition_rows or 0:,} rows in the partitions of the needed rows"
-            if inc_top else "")
+            f"{inc_top.partition_rows or 0:,} rows in the partitions of the needed rows{note}"
+            if inc_top else "", hi)
         if inc_top and inc_low and inc_top.work_s is not None and inc_low.work_s is not None \
                 and top != low:
             value = inc_top.work_s / inc_low.work_s if inc_low.work_s > 0 else None
@@ -711,8 +730,8 @@ def _fmt_n(x: float | None) -> str:
 def results_table(results: list[CaseResult]) -> str:
     head = ("| layout | case | history (days) | wall median s | min | max | work s | Spark CPU s | load "
             "| rows read | files read | partitions read | scans | rows needed | read ÷ needed "
-            "| partition rows | read ÷ partition rows |\n"
-            "| --- | --- |" + " ---: |" * 15)
+            "| partition rows | read ÷ partition rows | rows cut from the plans (all tables) |\n"
+            "| --- | --- |" + " ---: |" * 16)
     lines = [head]
     for r in results:
         lines.append(
@@ -722,7 +741,8 @@ def results_table(results: list[CaseResult]) -> str:
             f"{_fmt_n(r.median_read('files'))} | {_fmt_n(r.median_read('partitions'))} | "
             f"{_fmt_n(r.median_read('scans'))} | {_fmt_n(r.rows_needed)} | "
             f"{'–' if r.read_ratio is None else f'{r.read_ratio:.2f}'} | {_fmt_n(r.partition_rows)} | "
-            f"{'–' if r.partition_ratio is None else f'{r.partition_ratio:.2f}'} |")
+            f"{'–' if r.partition_ratio is None else f'{r.partition_ratio:.2f}'} | "
+            f"{_fmt_n(r.median_read('dropped_rows'))} |")
     return "\n".join(lines)
 
 
@@ -735,7 +755,8 @@ def targets_table(targets: dict[str, dict[str, Any]]) -> str:
             verdict = "reported" if t["value"] is not None else "not measured"
             limit = "–"
         else:
-            verdict = {True: "pass", False: "**miss**", None: "not measured"}[t["pass"]]
+            verdict = ("not decided" if t.get("undecided")
+                       else {True: "pass", False: "**miss**", None: "not measured"}[t["pass"]])
             limit = f"{'≤' if t['how'] == 'le' else '≥'} {t['limit']:g}"
         lines.append(f"| {t.get('layout', '')} | {t['target']} | {value} | {limit} | {verdict} | "
                      f"{t['detail']} |")
@@ -975,7 +996,11 @@ def write_report(bench: Bench, machine: dict[str, Any], targets: dict[str, Any],
         " scans of the events table in the Spark SQL metrics of the invocation (medians). Spark CPU s:"
         " CPU time of Spark's tasks in the invocation (work, hardly changed by other load). Load:"
         " 1-minute load average at the end of the runs (2 cores: above 2 means waiting for CPU). Rows needed ="
-        " events in the run's window + events of the sessions it reprocessed outside the window.",
+        " events in the run's window + events of the sessions it reprocessed outside the window."
+        " Rows cut from the plans: rows the invocation's stages read from files (every table) that no"
+        " scan of a final plan reports: adaptive execution ran those scans, found a join side empty and"
+        " cut that part from the plan the metrics come from, so the per-table figures miss them; the"
+        " targets on rows read give the bound with them counted as events rows.",
         "",
         results_table(bench.results),
         "",

@@ -1,6 +1,6 @@
 {#- May a standard run skip its work because nothing arrived since the last run? The one
-    place that decides it, with two limit-1 queries: one within the window's partitions,
-    one past the window (so no scan lists more than the window's partitions). Returns {'skip': bool, 'rule':
+    place that decides it, with one query of two limit-1 parts: one within the window's
+    partitions, one past the window (each part lists only its own partitions). Returns {'skip': bool, 'rule':
     the log line's reason, or none when events newer than last_success exist (a standard
     run, nothing to explain), 'gap': bool (no newer event in the window, but events past
     it: get_run_limits skips the gap, _first_event_after)}.
@@ -12,8 +12,8 @@
     last run, inside the lookback window.
     - With a load timestamp column (spark_incremental__load_timestamp; load_tstamp when the
       events table has it) and a load watermark (the newest load timestamp among the events
-      the last processing run read): one query over the window asks for either kind of
-      event, a second one for events past the window. Their filters
+      the last processing run read): one part of the query asks the window for either
+      kind of event, the other for events past the window. Their filters
       are pushed down to Parquet, so when nothing is new the files' min/max statistics of
       the session and load timestamps rule out every file of the partitions from the
       lookback window on, whatever the order of the rows in them: no row is read.
@@ -42,27 +42,46 @@
   {%- set since = spark_incremental._ts_literal_precise(watermark) -%}
   {%- set late = session_timestamp ~ ' <= ' ~ spark_incremental._ts_literal(next_second)
       ~ ' and ' ~ adapter.quote(load_column) ~ ' > ' ~ since -%}
+  {#- one statement, two limit-1 parts: an event to process within the window's partitions
+      (newer, or loaded late), and any event past the window (a gap), each pruned to its
+      own partitions -#}
   {%- set sql -%}
-    select {{ newer }} as is_newer
-    from {{ spark_incremental.events_relation() }}
-    where
-        {{ spark_incremental.events_window_filter(limits.lower_limit, limits.upper_limit) }}
-        and ({{ newer }} or ({{ late }}))
-    limit 1
+    (
+        select
+            'window' as part,
+            {{ newer }} as is_newer
+        from {{ spark_incremental.events_relation() }}
+        where
+            {{ spark_incremental.events_window_filter(limits.lower_limit, limits.upper_limit) }}
+            and ({{ newer }} or ({{ late }}))
+        limit 1
+    )
+    union all
+    (
+        select
+            'past' as part,
+            true as is_newer
+        from {{ spark_incremental.events_relation() }}
+        where {{ spark_incremental.events_window_filter(limits.upper_limit, none, lower_exclusive=true) }}
+        limit 1
+    )
   {%- endset -%}
-  {%- set found = spark_incremental._fetch_rows(sql) -%}
-  {%- if found | length > 0 and found[0][0] in [true, 'true', 1] -%}
+  {%- set parts = {} -%}
+  {%- for part, is_newer in spark_incremental._fetch_rows(sql) -%}
+    {%- do parts.update({part: is_newer in [true, 'true', 1]}) -%}
+  {%- endfor -%}
+  {%- if parts.get('window') -%}
     {{- return({'skip': false, 'rule': none, 'gap': false}) -}}
   {%- endif -%}
-  {%- if found | length == 0 and spark_incremental._events_exist_after(limits.upper_limit) -%}
+  {%- if 'window' not in parts and 'past' in parts -%}
     {#- events past the window only: a gap in the data, skipped -#}
     {{- return({'skip': false, 'rule': none, 'gap': true}) -}}
   {%- endif -%}
-  {%- if found | length > 0 -%}
+  {%- if 'window' in parts -%}
     {#- late loads into the lookback: newer events in the window, past it (a gap), or none -#}
     {%- if spark_incremental._events_exist_after(next_second, limits.upper_limit) -%}
       {{- return({'skip': false, 'rule': none, 'gap': false}) -}}
-    {%- elif spark_incremental._events_exist_after(limits.upper_limit) -%}
+    {%- elif 'past' in parts -%}
       {{- return({'skip': false, 'rule': none, 'gap': true}) -}}
     {%- endif -%}
     {{- return({'skip': false, 'rule': 'events loaded after the load watermark ' ~ since ~ ' (' ~ load_column

@@ -19,6 +19,10 @@
   {%- set relation = spark_incremental.ensure_manifest_log() -%}
   {%- set sql = spark_incremental._manifest_insert_sql(relation, rows, spark_incremental._manifest_batch_id(rows[0].model)) -%}
   {%- do adapter.execute(sql, fetch=false) -%}
+  {#- a row of a model (not the run lock's) changes the state the run lock read -#}
+  {%- if rows | rejectattr('model', 'equalto', spark_incremental._lock_model_name()) | list | length > 0 -%}
+    {%- do spark_incremental._run_cache('manifest_at_lock').pop('found', none) -%}
+  {%- endif -%}
   {#- one more partition, for compact_manifest's count -#}
   {%- set partitions = spark_incremental._run_cache('log_partitions') -%}
   {%- if 'count' in partitions -%}

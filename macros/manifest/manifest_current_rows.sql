@@ -4,14 +4,30 @@
     read gives every managed model's state, the session time zone, the load watermark
     (_load_watermark) and the log's partition count (compact_manifest) to the rest of the
     invocation (_run_cache 'managed_states', 'session_time_zone', 'load_watermark',
-    'log_partitions'), so that none of them is read again. -#}
-{% macro _manifest_current_rows() -%}
-  {%- set log_relation = spark_incremental.manifest_log_relation() -%}
-  {%- set found = {} -%}
-  {%- if not spark_incremental._relation_exists(log_relation) -%}
-    {{- return(found) -}}
+    'log_partitions'), so that none of them is read again. at_lock: the state the run
+    lock read with its locks, when nothing but lock rows was appended since (the run
+    limits use it: one query fewer per run). -#}
+{% macro _manifest_current_rows(at_lock=false) -%}
+  {%- if at_lock -%}
+    {#- the run lock read the state with its locks (_open_locks), after this run's lock row
+        was appended; no row but lock rows was appended since (append_manifest_rows drops
+        the snapshot) -#}
+    {%- set snapshot = spark_incremental._run_cache('manifest_at_lock') -%}
+    {%- if 'found' in snapshot -%}
+      {{- return(snapshot.found) -}}
+    {%- endif -%}
   {%- endif -%}
-  {%- set sql -%}
+  {%- set log_relation = spark_incremental.manifest_log_relation() -%}
+  {%- if not spark_incremental._relation_exists(log_relation) -%}
+    {{- return({}) -}}
+  {%- endif -%}
+  {{- return(spark_incremental._manifest_current_store(
+      spark_incremental._fetch_rows(spark_incremental._manifest_current_select_sql(log_relation)))) -}}
+{%- endmacro %}
+
+
+{#- The query of _manifest_current_rows: one row per model but the lock, 11 columns. -#}
+{% macro _manifest_current_select_sql(log_relation) -%}
     with current_state as (
         {{ spark_incremental._manifest_current_sql(log_relation) }}
     )
@@ -35,9 +51,14 @@
         (select count(distinct batch_id) from {{ log_relation }}) as log_partitions
     from current_state
     where model != {{ spark_incremental._quote(spark_incremental._lock_model_name()) }}
-  {%- endset -%}
+{%- endmacro %}
+
+
+{#- The rows of _manifest_current_select_sql as {model: {...}}, and the caches they fill. -#}
+{% macro _manifest_current_store(rows) -%}
+  {%- set found = {} -%}
   {%- set managed = {} -%}
-  {%- for row in spark_incremental._fetch_rows(sql) -%}
+  {%- for row in rows -%}
     {%- do found.update({row[0]: {
         'last_success': spark_incremental._parse_ts(row[1]), 'mutability_type': row[2], 'last_refresh': row[3],
         'high_water_mark': row[4], 'high_water_mark_type': row[5], 'last_action': row[6],

@@ -142,7 +142,7 @@
   {%- set since = (now - modules.datetime.timedelta(minutes=timeout)).strftime('%Y-%m-%d %H:%M:%S.%f') -%}
   {%- set live = [] -%}
   {%- set released = [] -%}
-  {%- for holder in spark_incremental._open_locks() -%}
+  {%- for holder in spark_incremental._open_locks(with_state=true) -%}
     {%- if holder.seen_at > since or holder.invocation_id == invocation_id -%}
       {%- do live.append(holder) -%}
     {%- else -%}
@@ -183,8 +183,10 @@
 
 {#- Open locks, oldest first: per invocation with 'lock' rows and no 'unlock' row, when
     it took the lock (locked_at) and when it last wrote a lock row (seen_at), as
-    'yyyy-MM-dd HH:mm:ss.SSSSSS' text. -#}
-{% macro _open_locks() -%}
+    'yyyy-MM-dd HH:mm:ss.SSSSSS' text. with_state: the same statement also reads the
+    current state of every model (_manifest_current_select_sql) and keeps it for the run
+    limits (_manifest_current_rows(at_lock=true)): one read of the log instead of two. -#}
+{% macro _open_locks(with_state=false) -%}
   {%- set relation = spark_incremental.ensure_manifest_log() -%}
   {%- set sql -%}
     with
@@ -205,8 +207,9 @@
         group by state
     ),
 
-    final as (
+    open_locks as (
         select
+            'lock' as kind,
             holder,
             date_format(locked_at, 'yyyy-MM-dd HH:mm:ss.SSSSSS') as locked_at,
             date_format(seen_at, 'yyyy-MM-dd HH:mm:ss.SSSSSS') as seen_at
@@ -214,14 +217,51 @@
         where
             unlocked = 0
             and locked_at is not null
+    ),
+
+    {%- if with_state %}
+
+    state_rows as (
+        {{ spark_incremental._manifest_current_select_sql(relation) | indent(4) }}
+    ),
+
+    final as (
+        select
+            open_locks.*,
+            {%- for i in range(11) %}
+            null as state_{{ i }}{{ ',' if not loop.last }}
+            {%- endfor %}
+        from open_locks
+        union all
+        select
+            'state' as kind,
+            null as holder,
+            null as locked_at,
+            null as seen_at,
+            state_rows.*
+        from state_rows
     )
+    {%- else %}
+
+    final as (
+        select * from open_locks
+    )
+    {%- endif %}
 
     select * from final
-    order by locked_at, holder
   {%- endset -%}
   {%- set holders = [] -%}
+  {%- set states = [] -%}
   {%- for row in spark_incremental._fetch_rows(sql) -%}
-    {%- do holders.append({'invocation_id': row[0], 'locked_at': row[1], 'seen_at': row[2]}) -%}
+    {%- if row[0] == 'lock' -%}
+      {%- do holders.append({'invocation_id': row[1], 'locked_at': row[2], 'seen_at': row[3]}) -%}
+    {%- else -%}
+      {%- do states.append(row[4:]) -%}
+    {%- endif -%}
   {%- endfor -%}
-  {{- return(holders) -}}
+  {%- if with_state -%}
+    {%- do spark_incremental._run_cache('manifest_at_lock').update(
+        {'found': spark_incremental._manifest_current_store(states)}) -%}
+  {%- endif -%}
+  {{- return(holders | sort(attribute='invocation_id') | sort(attribute='locked_at')) -}}
 {%- endmacro %}

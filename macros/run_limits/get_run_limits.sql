@@ -89,7 +89,7 @@
     each one's last_success. -#}
 {% macro _manifest_summary(tracked) -%}
   {%- set by_model = {} -%}
-  {%- for name, row in spark_incremental._manifest_current_rows().items() -%}
+  {%- for name, row in spark_incremental._manifest_current_rows(at_lock=true).items() -%}
     {%- if name in tracked and row.last_success is not none -%}
       {%- do by_model.update({name: row.last_success}) -%}
     {%- endif -%}
