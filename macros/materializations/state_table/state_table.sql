@@ -18,6 +18,8 @@
   {%- if rebuild -%}
     {%- do spark_incremental._log('full refresh of ' ~ target_relation ~ ' allowed (spark_incremental__allow_refresh): all recorded state is forgotten') -%}
     {%- do adapter.drop_relation(existing) -%}
+    {#- nothing read from the old log may answer later in this run -#}
+    {%- do spark_incremental._forget_manifest_reads() -%}
   {%- elif existing is not none and flags.FULL_REFRESH -%}
     {%- do spark_incremental._log('kept ' ~ target_relation ~ ' on --full-refresh (spark_incremental__allow_refresh: true rebuilds it empty, forgetting all recorded state: every'
         ~ ' tracked model is then backfilled from spark_incremental__start_date)') -%}
