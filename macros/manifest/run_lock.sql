@@ -93,6 +93,9 @@
     {%- set took = (modules.datetime.datetime.utcnow() - began).total_seconds() -%}
     {%- set open = spark_incremental._wait_for_younger_locks(others, [spark_incremental._lock_wait_seconds(), 3 * took] | max) -%}
     {%- set holder = open[0] if open | length > 0 else none -%}
+    {#- a younger run that read before this run's lock row may have written while this
+        run waited: the state read with the locks is not this run's to use -#}
+    {%- do spark_incremental._forget_manifest_reads() -%}
   {%- endif -%}
   {%- if holder is not none -%}
     {%- do spark_incremental._release_run_lock() -%}
