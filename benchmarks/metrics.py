@@ -10,9 +10,13 @@ executions an invocation started gives what it read. Nothing is estimated.
 
 One blind spot, measured: adaptive query execution can run the stages of a join side,
 find it empty, and replace that part of the plan with an empty relation; the REST API then
-reports the final plan only, so those scans' rows are missing from the per-table sums.
+reports the final plan only, so those scans' rows are missing from its per-table sums.
 ``stage_totals_since`` counts the rows every stage read from files (all tables); the
-difference (``Reads.dropped_rows``) is what the per-table figures miss.
+difference (``Reads.dropped_rows``) is what the per-table figures miss. With Spark's event
+log (``EventLog``; the bench's own server writes one) the rows are counted per scan that
+ran: every plan an execution went through names its scans' metric ids, and the tasks'
+updates of those ids are summed, so the per-table and per-statement rows include the
+scans cut from the final plan (files and partitions stay the final plan's).
 
 Usage::
 
@@ -30,6 +34,7 @@ import time
 import urllib.error
 import urllib.request
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 _ANY_SCAN = re.compile(r"^Scan \w+ (\S+)$")
@@ -95,7 +100,8 @@ class Reads:
     spark_ms: int = 0  # sum of the statements' durations
     cpu_s: float = 0.0  # CPU time of Spark's tasks (set by the caller, see stage_totals_since)
     input_rows: int = 0  # rows every stage read from files, all tables (stage_totals_since)
-    dropped_rows: int = 0  # of those, rows no scan of a final plan reports (see below)
+    dropped_rows: int = 0  # of those, rows no scan in ``rows`` counts (see below)
+    rows_from: str = "final plans"  # or "every scan that ran (event log)"
     scan_details: list[ScanRead] = field(default_factory=list)
     statements: list[dict[str, Any]] = field(default_factory=list)
     by_table: dict[str, dict[str, int]] = field(default_factory=dict)  # every table scanned
@@ -173,13 +179,23 @@ class SqlMetrics:
             last = ids
             time.sleep(settle_s)
 
-    def reads_since(self, mark: int, schema: str, table: str) -> Reads:
-        """Sum the scans of ``schema.table`` over the executions started after ``mark``."""
+    def reads_since(self, mark: int, schema: str, table: str,
+                    event_log: EventLog | None = None, log_mark: int = 0) -> Reads:
+        """Sum the scans of ``schema.table`` over the executions started after ``mark``.
+        With ``event_log`` (and its mark taken with ``mark``), rows come from every scan
+        that ran (``EventLog``); without, or when the log is not there, from the final
+        plans (``Reads.rows_from`` says which)."""
         pattern = re.compile(
             rf"^Scan \w+ (?:\S+\.)?{re.escape(schema)}\.{re.escape(table)}$", re.IGNORECASE)
+        events_name = f"{schema}.{table}".lower()
         reads = Reads()
         by_id: dict[int, dict[str, Any]] = {}
-        for summary in self._settled(mark):
+        settled = self._settled(mark)
+        ran = None
+        if event_log is not None:
+            ran = event_log.rows_since(log_mark, max((int(e["id"]) for e in settled), default=-1))
+        reads.rows_from = "final plans" if ran is None else "every scan that ran (event log)"
+        for summary in settled:
             eid = int(summary["id"])
             detail = self.execution(eid)
             root = int(detail.get("rootExecutionId", eid) if detail.get("rootExecutionId") is not None
@@ -188,7 +204,6 @@ class SqlMetrics:
             if not nested:
                 reads.executions += 1
                 reads.spark_ms += int(summary.get("duration") or 0)
-            scanned = 0
             tables: dict[str, int] = {}  # rows read per table by this execution
             for node in detail.get("nodes", []):
                 any_scan = _ANY_SCAN.match(node.get("nodeName", ""))
@@ -198,7 +213,6 @@ class SqlMetrics:
                             else any_scan.group(1))
                     t = reads.by_table.setdefault(name, {"rows": 0, "files": 0, "scans": 0})
                     rows = parse_count(metrics.get("number of output rows", "0"))
-                    t["rows"] += rows
                     tables[name] = tables.get(name, 0) + rows
                     t["files"] += parse_count(metrics.get("number of files read", "0"))
                     t["scans"] += 1
@@ -215,12 +229,16 @@ class SqlMetrics:
                     desc=node.get("desc", "")[:2000],
                 )
                 reads.scan_details.append(scan)
-                reads.rows += scan.rows
                 reads.files += scan.files
                 reads.bytes += scan.bytes
                 reads.partitions += scan.partitions
                 reads.scans += 1
-                scanned += scan.rows
+            if ran is not None:
+                tables = dict(ran.get(eid, {}))
+            for name, rows in tables.items():
+                reads.by_table.setdefault(name, {"rows": 0, "files": 0, "scans": 0})["rows"] += rows
+            scanned = sum(rows for name, rows in tables.items() if name.lower() == events_name)
+            reads.rows += scanned
             if nested:
                 # a statement's own sub-execution (e.g. the insert of a CTAS): same round trip
                 if root in by_id:
@@ -246,6 +264,76 @@ class SqlMetrics:
             by_id[eid] = statement
             reads.statements.append(statement)
         return reads
+
+
+class EventLog:
+    """Rows read per scan that ran, from the Spark event log of the (only) application
+    whose log is in ``directory`` (``spark.eventLog.dir``). Read incrementally: ``mark``
+    returns the log's size, ``rows_since`` the rows of the scans of the executions whose
+    events follow it."""
+
+    def __init__(self, directory: Path, timeout_s: float = 30.0) -> None:
+        self.directory = directory
+        self.timeout_s = timeout_s
+
+    def _file(self) -> Path | None:
+        files = sorted(p for p in self.directory.iterdir() if p.is_file()) if self.directory.is_dir() else []
+        return files[0] if len(files) == 1 else None
+
+    def mark(self) -> int:
+        log = self._file()
+        return log.stat().st_size if log else 0
+
+    def rows_since(self, offset: int, last_execution: int) -> dict[int, dict[str, int]] | None:
+        """{execution id: {table: rows}} of every scan that ran in the executions logged
+        after ``offset``, once the log holds the end of execution ``last_execution`` (the
+        event log's writer runs behind the queries); None when there is no log or it does
+        not get there in time."""
+        log = self._file()
+        if log is None:
+            return None
+        deadline = time.monotonic() + self.timeout_s
+        while True:
+            with open(log, "rb") as fh:
+                fh.seek(offset)
+                data = fh.read()
+            lines = data[: data.rfind(b"\n") + 1].splitlines()
+            events = [json.loads(line) for line in lines if line.strip()]
+            ended = {int(e["executionId"]) for e in events
+                     if e.get("Event", "").endswith("SQLExecutionEnd")}
+            if last_execution < 0 or last_execution in ended:
+                return self._rows(events)
+            if time.monotonic() > deadline:
+                return None
+            time.sleep(0.2)
+
+    @staticmethod
+    def _rows(events: list[dict[str, Any]]) -> dict[int, dict[str, int]]:
+        scans: dict[int, tuple[int, str]] = {}  # metric id -> (execution id, table)
+
+        def walk(plan: dict[str, Any], execution: int) -> None:
+            m = _ANY_SCAN.match(plan.get("nodeName", ""))
+            if m:
+                name = m.group(1).split(".", 1)[-1] if m.group(1).count(".") > 1 else m.group(1)
+                for metric in plan.get("metrics", []):
+                    if metric.get("name") == "number of output rows":
+                        scans[int(metric["accumulatorId"])] = (execution, name)
+            for child in plan.get("children", []):
+                walk(child, execution)
+
+        for e in events:  # every plan first: a plan update can follow its stages' tasks
+            kind = e.get("Event", "")
+            if kind.endswith("SQLExecutionStart") or kind.endswith("SQLAdaptiveExecutionUpdate"):
+                walk(e.get("sparkPlanInfo") or {}, int(e["executionId"]))
+        rows: dict[int, dict[str, int]] = {}
+        for e in events:
+            if e.get("Event") == "SparkListenerTaskEnd":
+                for acc in (e.get("Task Info") or {}).get("Accumulables", []):
+                    hit = scans.get(int(acc.get("ID", -1)))
+                    if hit and acc.get("Update") is not None:
+                        per_table = rows.setdefault(hit[0], {})
+                        per_table[hit[1]] = per_table.get(hit[1], 0) + int(str(acc["Update"]))
+        return rows
 
 
 def wait_for_ui(ui_url: str, timeout_s: float = 60.0) -> SqlMetrics:
