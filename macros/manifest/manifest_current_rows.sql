@@ -26,31 +26,47 @@
 {%- endmacro %}
 
 
-{#- The query of _manifest_current_rows: one row per model but the lock, 11 columns. -#}
+{#- The query of _manifest_current_rows: one row per model but the lock, with the columns
+    of _manifest_current_columns in their order. -#}
 {% macro _manifest_current_select_sql(log_relation) -%}
     with current_state as (
         {{ spark_incremental._manifest_current_sql(log_relation) }}
     )
     select
-        model,
-        date_format(last_success, 'yyyy-MM-dd HH:mm:ss') as last_success,
-        mutability_type,
-        date_format(last_refresh, 'yyyy-MM-dd HH:mm:ss') as last_refresh,
-        high_water_mark,
-        high_water_mark_type,
-        last_action,
-        current_timezone() as session_time_zone,
-        state,
-        (
+        {%- for name, expression in spark_incremental._manifest_current_columns(log_relation) %}
+        {{ expression }} as {{ name }}{{ ',' if not loop.last }}
+        {%- endfor %}
+    from current_state
+    where model != {{ spark_incremental._quote(spark_incremental._lock_model_name()) }}
+{%- endmacro %}
+
+
+{#- The columns of _manifest_current_select_sql as (name, expression) pairs, in the order
+    _manifest_current_store reads them; _open_locks pads its lock rows with one null per
+    column. -#}
+{% macro _manifest_current_columns(log_relation) -%}
+  {%- set load_watermark -%}
+(
             select date_format(max(last_success), 'yyyy-MM-dd HH:mm:ss.SSSSSS')
             from {{ log_relation }}
             where
                 model = {{ spark_incremental._quote(spark_incremental._load_watermark_name()) }}
                 and record_type = 'load'
-        ) as load_watermark,
-        (select count(distinct batch_id) from {{ log_relation }}) as log_partitions
-    from current_state
-    where model != {{ spark_incremental._quote(spark_incremental._lock_model_name()) }}
+        )
+  {%- endset -%}
+  {{- return([
+      ('model', 'model'),
+      ('last_success', "date_format(last_success, 'yyyy-MM-dd HH:mm:ss')"),
+      ('mutability_type', 'mutability_type'),
+      ('last_refresh', "date_format(last_refresh, 'yyyy-MM-dd HH:mm:ss')"),
+      ('high_water_mark', 'high_water_mark'),
+      ('high_water_mark_type', 'high_water_mark_type'),
+      ('last_action', 'last_action'),
+      ('session_time_zone', 'current_timezone()'),
+      ('state', 'state'),
+      ('load_watermark', load_watermark),
+      ('log_partitions', '(select count(distinct batch_id) from ' ~ log_relation ~ ')'),
+  ]) -}}
 {%- endmacro %}
 
 

@@ -231,8 +231,8 @@
     final as (
         select
             open_locks.*,
-            {%- for i in range(11) %}
-            null as state_{{ i }}{{ ',' if not loop.last }}
+            {%- for name, expression in spark_incremental._manifest_current_columns(relation) %}
+            null as {{ name }}{{ ',' if not loop.last }}
             {%- endfor %}
         from open_locks
         union all
