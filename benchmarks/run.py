@@ -319,7 +319,8 @@ class Bench:
 
     def setup(self, *args: str, label: str) -> None:
         inv = self.dbt(*args, label=label)
-        self.setup_runs.append({"label": label, "wall_s": inv.wall_s, "rows_read": inv.reads["rows"]})
+        self.setup_runs.append({"layout": self.spec.layout, "label": label, "wall_s": inv.wall_s,
+                                "rows_read": inv.reads["rows"]})
         log(f"  {label}: {inv.wall_s:.1f} s, {inv.reads['rows']:,} rows read")
 
     # ------------------------------------------------------------------ data
@@ -1060,9 +1061,10 @@ def write_report(bench: Bench, machine: dict[str, Any], targets: dict[str, Any],
         *microbatch_check_lines(bench.microbatch_checks),
         "## Set-up runs (not measured)",
         "",
-        "| run | wall s | events rows read |",
-        "| --- | ---: | ---: |",
-        *[f"| {s['label']} | {s['wall_s']:.1f} | {s['rows_read']:,} |" for s in bench.setup_runs],
+        "| layout | run | wall s | events rows read |",
+        "| --- | --- | ---: | ---: |",
+        *[f"| {s.get('layout', '')} | {s['label']} | {s['wall_s']:.1f} | {s['rows_read']:,} |"
+          for s in bench.setup_runs],
         "",
     ]
     if plotted:
