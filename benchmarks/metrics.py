@@ -277,8 +277,14 @@ class EventLog:
         self.timeout_s = timeout_s
 
     def _file(self) -> Path | None:
-        files = sorted(p for p in self.directory.iterdir() if p.is_file()) if self.directory.is_dir() else []
-        return files[0] if len(files) == 1 else None
+        """The running application's log (``.inprogress``; the only file when the folder is
+        the bench's own); None when that is not one file."""
+        if not self.directory.is_dir():
+            return None
+        files = [p for p in self.directory.iterdir() if p.is_file() and not p.name.startswith(".")]
+        running = [p for p in files if p.name.endswith(".inprogress")]
+        chosen = running if running else files
+        return chosen[0] if len(chosen) == 1 else None
 
     def mark(self) -> int:
         log = self._file()

@@ -546,15 +546,19 @@ class Bench:
             # first (its own one-time costs: the session id filter reads every lifecycle
             # row it has not seen), then one day, then the measured new day
             # (at consecutive levels the previous level's measured run was the daily run)
+            # --lifecycle-days: injected after the first level's catch-up run (its daily
+            # run then rebuilds the filter), or after its daily run when there is no catch-up
+            inject = bool(a.lifecycle_days) and level == a.levels[0]
             if level - 2 > done_to:
                 self.load(level - 2)
                 self.setup(*self.package_run(), label=f"catch-up to day {level - 2}")
-            if a.lifecycle_days and level == a.levels[0] and level >= 2:
-                self.inject_lifecycle_history(a.lifecycle_days)
+                if inject:
+                    self.inject_lifecycle_history(a.lifecycle_days)
+                    inject = False
             if level - 1 > done_to:
                 self.load(level - 1)
                 self.setup(*self.package_run(), label=f"daily run of day {level - 1}")
-            if a.lifecycle_days and level == a.levels[0] and level < 2:  # no run before the daily one
+            if inject:
                 self.inject_lifecycle_history(a.lifecycle_days)
             if "microbatch" in a.cases:
                 self.setup(*self.microbatch_run(microbatch_to + 1, level - 1),
