@@ -20,6 +20,7 @@ from tests.test_faults import (
     HOOKS_WITH_PAUSE_AT_START,
     LOCK_HELD,
     kill,
+    log_row_count,
     manifest_state,
     new_events_project,
     now_of,
@@ -162,6 +163,35 @@ def test_an_uncontended_run_takes_the_lock_without_waiting(
     assert not any("java.lang.Thread" in line for line in result.debug_lines)
     assert not any("younger lock" in line for line in result.pkg_lines()), result.tail()
     assert _open_locks(spark_sql, project) == []
+
+
+def test_a_run_that_touches_nothing_of_the_package_takes_no_lock(
+    make_project: Callable[..., DbtProject], spark_sql: SparkSql
+) -> None:
+    """While the events pipeline holds the lock, a run of a model that neither reads nor
+    writes what the package keeps proceeds without the lock and writes no manifest row;
+    a model that selects from a package table still takes the lock (and is refused)."""
+    project = new_events_project(make_project, spark_sql, batches=1)
+    _run_limits(project)  # creates the manifest log
+    project.write_model("derived/plain_one.sql", "{{ config(materialized='table') }}\nselect 1 as one\n")
+    project.write_model(
+        "derived/reads_events.sql",
+        "{{ config(materialized='table') }}\n"
+        "select count(*) as n from {{ ref('spark_incremental_base_events_this_run') }}\n",
+    )
+    _write_lock_rows(spark_sql, project, "long-run", "lock", [3])  # a pipeline run is working
+    rows_before = log_row_count(spark_sql, project)
+
+    plain = project.run("run", "--select", "plain_one", vars=now_of(0))
+    assert any("no run lock, no manifest row" in line for line in plain.pkg_lines()), plain.tail()
+    assert not any(LOCK_HELD in line for line in plain.lines)
+    assert spark_sql.table_rows(project.relation("plain_one")) == [(1,)]
+    assert log_row_count(spark_sql, project) == rows_before
+    assert _open_locks(spark_sql, project) == ["long-run"]
+
+    reader = project.run("run", "--select", "reads_events", vars=now_of(0), expect_success=False)
+    assert any(LOCK_HELD in line and "invocation long-run" in line for line in reader.lines), reader.tail()
+    assert _open_locks(spark_sql, project) == ["long-run"]
 
 
 def test_the_oldest_lock_waits_for_younger_ones_to_back_off(

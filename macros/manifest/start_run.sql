@@ -2,8 +2,9 @@
     this dbt run or dbt build selects the base events models, the events table and the
     columns the package reads, and a restatement's range (spark_incremental__restate
     without a model) against the manifest (bad vars, missing columns and a bad range stop
-    here, before anything is written); plan the described changes (bad change input stops here too); take the run
-    lock; then apply spark_incremental__models_to_remove. Use as:
+    here, before anything is written); then, unless the run touches nothing the package
+    keeps (_run_takes_lock), plan the described changes (bad change input stops here too),
+    take the run lock and apply spark_incremental__models_to_remove. Use as:
     on-run-start: "{{ spark_incremental.start_run() }}" -#}
 {% macro start_run() -%}
   {{- return(adapter.dispatch('start_run', 'spark_incremental')()) -}}
@@ -27,6 +28,11 @@
           ~ ('created' if values.device_created_timestamp is none else 'sent')
           ~ '_timestamp is null: no late-sent filter (spark_incremental__days_late_allowed is not applied)') -%}
     {%- endif -%}
+  {%- endif -%}
+  {%- if not spark_incremental._run_takes_lock(values) -%}
+    {%- do spark_incremental._log('this run selects no model whose table the package writes or keeps'
+        ~ ' state for, nor one that reads such a table: no run lock, no manifest row') -%}
+    {{- return('') -}}
   {%- endif -%}
   {%- do spark_incremental.plan_changes() -%}
   {#- appends overwrite their own partition in dynamic mode: make sure the log says so -#}

@@ -13,6 +13,11 @@
   {%- if not execute -%}
     {{- return('') -}}
   {%- endif -%}
+  {%- if flags.WHICH in ['run', 'build']
+        and not spark_incremental._run_takes_lock(spark_incremental.validate_config_vars()) -%}
+    {#- start_run took no lock: nothing of the package ran -#}
+    {{- return('') -}}
+  {%- endif -%}
   {%- set rows = spark_incremental._progress_rows_for_results() -%}
   {%- if flags.WHICH in ['run', 'build'] -%}
     {#- the run lock taken by start_run ends with the run, in the same insert -#}
