@@ -88,7 +88,7 @@ def _assert_equals_full_run(make_project: Callable[..., DbtProject], spark_sql: 
     _assert_consistent(spark_sql, project)
 
 
-@pytest.mark.parametrize("case", ["standard", "saturated", "over_cap", "killed", "upgrade"])
+@pytest.mark.parametrize("case", ["standard", "saturated", "over_cap", "killed", "upgrade", "step"])
 def test_session_filter_runs_equal_one_full_run(
     case: str, make_project: Callable[..., DbtProject], spark_sql: SparkSql
 ) -> None:
@@ -98,9 +98,14 @@ def test_session_filter_runs_equal_one_full_run(
     candidates than the cap, so the whole old region is read; killed: a run stopped in its first
     overwrite (the filter's), then a run that builds the filter alone (its write without
     the lifecycle's), then normal runs; upgrade: a lifecycle manifest without a filter (an
-    earlier version) is caught up in one run."""
+    earlier version) is caught up in one run. These move the filter every run
+    (session_filter_step_days '1', as text, the way env_var passes it); step: the default
+    step of 7 days, so the filter is written by the first run and the fourth only (R - F =
+    8 days) and the third run finds the returning id among its recent rows."""
     saturated = case in ("saturated", "over_cap")
-    extra = {"spark_incremental__session_filter_buckets": 1} if saturated else {}
+    extra: dict[str, Any] = {"spark_incremental__session_filter_buckets": 1} if saturated else {}
+    if case != "step":
+        extra["spark_incremental__session_filter_step_days"] = "1"
     project = make_project(**START, **extra)
     spark_sql.create_table(_events_table(project), gen.EVENT_COLUMNS, [])
     lines = []
@@ -154,6 +159,25 @@ def test_session_filter_runs_equal_one_full_run(
         # one false candidate reads the whole old region: the run says how often that happens
         assert ("100.0% full (false positive rate ~1.0e+00): with 4 window sessions, about 100 runs in 100"
                 " read the whole old region of the lifecycle manifest") in " ".join(texts[2].split()), texts[2]
+    if case == "step":
+        skipped = [[line for line in run if line.startswith(f"spark_incremental: {FILTER}: skipped:")] for run in lines]
+        assert skipped[0] == [] and skipped[3] == [], skipped
+        assert len(skipped[1]) == 1 and skipped[1][0].startswith(
+            f"spark_incremental: {FILTER}: skipped: the filter already covers the sessions"
+            " starting before 2020-12-29, this run needs no more"), skipped
+        assert len(skipped[2]) == 1 and skipped[2][0].startswith(
+            f"spark_incremental: {FILTER}: skipped: the filter already covers the sessions"
+            " starting before 2020-12-29; this run could move that to 2021-01-02 (4 days), less"
+            " than spark_incremental__session_filter_step_days (7): the lifecycle reads those"
+            " days as recent rows"), skipped
+        # run 3: the returning id's row (started 2021-01-01) is a recent row: no candidate needed
+        third = _lifecycle_line(lines[2])
+        assert third.startswith("spark_incremental: lifecycle: reads the sessions starting from 2020-12-29"), third
+        assert filter_lines[3] == ["spark_incremental: session id filter: covers sessions starting before 2020-12-29;"
+                                   " adds the ids of lifecycle rows starting in [2020-12-29, 2021-01-06), now covers"
+                                   " before 2021-01-06"], filter_lines
+        assert _lifecycle_line(lines[3]).startswith(
+            "spark_incremental: lifecycle: reads the sessions starting from 2021-01-06")
     if case == "over_cap":
         assert "more than 1000 window sessions may be older: the whole old region from" in _lifecycle_line(lines[2])
     _assert_equals_full_run(make_project, spark_sql, project, case, **extra)

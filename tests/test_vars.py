@@ -45,6 +45,7 @@ BAD: dict[str, tuple[Any, str]] = {
     "days_late_allowed": (-1, "= -1 (integer) is not allowed: it must be a whole number >= 0"),
     "session_lookback_days": ("many", "= many (text) is not allowed: it must be a whole number >= 1"),
     "session_filter_buckets": ("0", "= 0 (text) is not allowed: it must be a whole number >= 1"),
+    "session_filter_step_days": ("0", "= 0 (text) is not allowed: it must be a whole number >= 1"),
     "allow_null_dvce_tstamps": ("yes", "= yes (text) is not allowed: it must be true or false"),
     "dedupe_across_runs": ("sometimes", "= sometimes (text) is not allowed: it must be true or false"),
     "app_ids": ([1, 2], "(list) is not allowed: it must be a list of text values"),

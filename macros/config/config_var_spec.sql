@@ -50,6 +50,8 @@
        'meaning': 'how far back the lifecycle manifest looks for a session (>= `max_session_days`)'},
       {'name': 'session_filter_buckets', 'type': 'integer', 'default': 2048, 'minimum': 1,
        'meaning': 'size of the Bloom filter of old session ids (`spark_incremental_base_session_id_filter`), in 4 KB bitmaps of 32,768 bits; 2048 keeps false positives near 1e-6 up to ~2 M sessions. A false positive only costs a read of the old lifecycle rows; the run warns when the filter is too full. Changing it rebuilds the filter'},
+      {'name': 'session_filter_step_days', 'type': 'integer', 'default': 7, 'minimum': 1,
+       'meaning': 'the session id filter moves forward in steps of this many days: it is rewritten in one run of about this many daily runs, and in between the lifecycle manifest reads up to one day less than this many more days of its own recent rows; 1: rewritten every run (lower it when a day of sessions is large)'},
       {'name': 'allow_null_dvce_tstamps', 'type': 'boolean', 'default': false,
        'meaning': 'keep events with null device timestamps'},
       {'name': 'dedupe_across_runs', 'type': 'boolean', 'default': true,

@@ -4,10 +4,11 @@
     (bucket_id = -1) with covers_before = F. Invariant: every lifecycle row whose start_date
     < F has its session_identifier in the filter (more ids only cost a lookup).
     Each run with new events, before the lifecycle: R = the date of the window's earliest
-    session timestamp minus max_session_days. F < R (or no filter of this size): the ids
-    of the lifecycle rows starting in [F, R) (and of a pending lifecycle apply table, left
-    by a killed run) are added, F = R; F > R: F = R, nothing read; F = R: nothing written
-    (skip_write: the run skips the write, no stage and no state row).
+    session timestamp minus max_session_days. R - F >= session_filter_step_days (or no
+    filter of this size): the ids of the lifecycle rows starting in [F, R) (and of a
+    pending lifecycle apply table, left by a killed run) are added, F = R; F > R: F = R,
+    nothing read; 0 <= R - F < the step: nothing written (skip_write: the run skips the
+    write, no stage and no state row), the lifecycle reads [F, R) as recent rows.
     Written whole through the managed_incremental upsert (a kill leaves the old or the new
     filter). -#}
 {{
@@ -35,10 +36,22 @@
 {%- endif %}
 {%- set covers_before = state.covers_before %}
 {%- set reaches_back = state.reaches_back %}
-{%- set write = reaches_back is not none and covers_before != reaches_back %}
+{#- F moves forward in steps of session_filter_step_days: while R - F is less, the filter is
+    not rewritten (F <= R still holds, so the invariant does) and the lifecycle reads the
+    days [F, R) as part of its recent region; F > R (R moved back) is written at once -#}
+{%- set step_days = spark_incremental.get_config_var('session_filter_step_days') %}
+{%- set lag_days = none %}
+{%- if covers_before is not none and reaches_back is not none %}
+{%- set lag_days = (modules.datetime.datetime.strptime(reaches_back, '%Y-%m-%d')
+    - modules.datetime.datetime.strptime(covers_before, '%Y-%m-%d')).days %}
+{%- endif %}
+{%- set write = reaches_back is not none and (lag_days is none or lag_days < 0 or lag_days >= step_days) %}
 {%- if prior is not none and not write %}
 {%- do spark_incremental.skip_write('the filter already covers the sessions starting before ' ~ (covers_before or 'nothing')
-    ~ ', this run needs no more') %}
+    ~ (', this run needs no more' if not lag_days else
+       '; this run could move that to ' ~ reaches_back ~ ' (' ~ lag_days ~ ' day' ~ ('s' if lag_days != 1 else '')
+       ~ '), less than spark_incremental__session_filter_step_days (' ~ step_days ~ '): the lifecycle reads those days'
+       ~ ' as recent rows')) %}
 {%- endif %}
 {%- set catch_up = write and lifecycle is not none and (covers_before is none or covers_before < reaches_back) %}
 {%- set pending = none %}
