@@ -42,8 +42,7 @@
 {%- set step_days = spark_incremental.get_config_var('session_filter_step_days') %}
 {%- set lag_days = none %}
 {%- if covers_before is not none and reaches_back is not none %}
-{%- set lag_days = (modules.datetime.datetime.strptime(reaches_back, '%Y-%m-%d')
-    - modules.datetime.datetime.strptime(covers_before, '%Y-%m-%d')).days %}
+{%- set lag_days = (spark_incremental._parse_ts(reaches_back) - spark_incremental._parse_ts(covers_before)).days %}
 {%- endif %}
 {%- set write = reaches_back is not none and (lag_days is none or lag_days < 0 or lag_days >= step_days) %}
 {%- if prior is not none and not write %}
