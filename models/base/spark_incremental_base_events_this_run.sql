@@ -87,10 +87,7 @@ events_of_sessions as (
 ),
 
 earlier_copies as (
-    -- copies of this run's event ids before lower_limit; the ids come from events_in_range,
-    -- a superset of the sessions' events: the join with the sessions is not run a second
-    -- time, and an extra id changes nothing, since only the sessions' events are matched
-    -- against kept_earlier below
+    -- copies of this run's event ids before lower_limit
     select
         {{ event_identifier }} as event_identifier,
         {{ adapter.quote(session_vars.session_identifier) }} as session_identifier,
@@ -101,7 +98,7 @@ earlier_copies as (
         and {{ spark_incremental.events_window_filter(copies_from, limits.lower_limit) }}
         and {{ session_timestamp }} < {{ spark_incremental._ts_literal(limits.lower_limit) }}
         and {{ spark_incremental._session_event_filter(session_vars) }}
-        and {{ event_identifier }} in (select events_in_range.{{ event_identifier }} from events_in_range)
+        and {{ event_identifier }} in (select events_of_sessions.{{ event_identifier }} from events_of_sessions)
 ),
 
 kept_earlier as (
