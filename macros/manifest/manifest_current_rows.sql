@@ -30,10 +30,10 @@
     of _manifest_current_columns in their order. -#}
 {% macro _manifest_current_select_sql(log_relation) -%}
     with current_state as (
-        {{ spark_incremental._manifest_current_sql(log_relation) }}
+        {{ spark_incremental._manifest_current_sql(log_relation, log_facts=true) }}
     )
     select
-        {%- for name, expression in spark_incremental._manifest_current_columns(log_relation) %}
+        {%- for name, expression in spark_incremental._manifest_current_columns() %}
         {{ expression }} as {{ name }}{{ ',' if not loop.last }}
         {%- endfor %}
     from current_state
@@ -44,16 +44,7 @@
 {#- The columns of _manifest_current_select_sql as (name, expression) pairs, in the order
     _manifest_current_store reads them; _open_locks pads its lock rows with one null per
     column. -#}
-{% macro _manifest_current_columns(log_relation) -%}
-  {%- set load_watermark -%}
-(
-            select date_format(max(last_success), 'yyyy-MM-dd HH:mm:ss.SSSSSS')
-            from {{ log_relation }}
-            where
-                model = {{ spark_incremental._quote(spark_incremental._load_watermark_name()) }}
-                and record_type = 'load'
-        )
-  {%- endset -%}
+{% macro _manifest_current_columns() -%}
   {{- return([
       ('model', 'model'),
       ('last_success', "date_format(last_success, 'yyyy-MM-dd HH:mm:ss')"),
@@ -64,8 +55,8 @@
       ('last_action', 'last_action'),
       ('session_time_zone', 'current_timezone()'),
       ('state', 'state'),
-      ('load_watermark', load_watermark),
-      ('log_partitions', '(select count(distinct batch_id) from ' ~ log_relation ~ ')'),
+      ('load_watermark', "date_format(log_load_watermark, 'yyyy-MM-dd HH:mm:ss.SSSSSS')"),
+      ('log_partitions', 'log_partition_count'),
   ]) -}}
 {%- endmacro %}
 

@@ -1,8 +1,13 @@
 {#- The current state, one row per model, as a pure function of the append-only log:
     last_success is the max over 'events' rows written after the model's latest
     'remove' row (so it never moves backwards); the managed state is the latest
-    'managed' row. -#}
-{% macro _manifest_current_sql(log_relation) -%}
+    'managed' row.
+    log_facts: every row also carries two facts of the whole log, from the same scan
+    (each further scan of the log lists its partitions again, with a Spark job once
+    there are more than 32 of them): log_load_watermark, the newest load watermark
+    (_load_watermark), and log_partition_count, the log's partition count
+    (compact_manifest). -#}
+{% macro _manifest_current_sql(log_relation, log_facts=false) -%}
 with
 
 log as (
@@ -11,6 +16,15 @@ log as (
     select
         *,
         max(case when record_type = 'remove' then written_at end) over (partition by model) as removed_at
+        {%- if log_facts %},
+        max(
+            case
+                when model = {{ spark_incremental._quote(spark_incremental._load_watermark_name()) }}
+                    and record_type = 'load' then last_success
+            end
+        ) over () as log_load_watermark,
+        size(collect_set(batch_id) over ()) as log_partition_count
+        {%- endif %}
     from {{ log_relation }}
 ),
 
@@ -43,6 +57,10 @@ by_model as (
             managed_written_at
         ) as managed,
         max(managed_written_at) as managed_written_at
+        {%- if log_facts %},
+        max(log_load_watermark) as log_load_watermark,
+        max(log_partition_count) as log_partition_count
+        {%- endif %}
     from tagged
     group by model
 ),
@@ -58,6 +76,10 @@ final as (
         managed.state,
         managed.action as last_action,
         greatest(events_written_at, managed_written_at) as updated_at
+        {%- if log_facts %},
+        log_load_watermark,
+        log_partition_count
+        {%- endif %}
     from by_model
     where events_written_at is not null or managed_written_at is not null
 )

@@ -231,7 +231,7 @@
     final as (
         select
             open_locks.*,
-            {%- for name, expression in spark_incremental._manifest_current_columns(relation) %}
+            {%- for name, expression in spark_incremental._manifest_current_columns() %}
             null as {{ name }}{{ ',' if not loop.last }}
             {%- endfor %}
         from open_locks
