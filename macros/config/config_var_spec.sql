@@ -81,7 +81,7 @@
       {'name': 'force_unlock', 'type': 'boolean', 'default': false,
        'meaning': 'release every run lock first (after a killed run)'},
       {'name': 'manifest_compact_after', 'type': 'integer', 'default': 50, 'minimum': 0,
-       'meaning': 'compact the manifest log when it has more partitions'},
+       'meaning': 'compact the manifest log when it has more partitions (every run reads the log, listing its partitions: with a Spark job above 32)'},
       {'name': 'offline_compile', 'type': 'boolean', 'default': false,
        'meaning': 'compile without querying Spark (placeholders); `make lint` uses it'},
       {'name': 'fail_at', 'type': 'enum', 'default': none, 'nullable': true,
