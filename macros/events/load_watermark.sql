@@ -32,6 +32,15 @@
 {%- endmacro %}
 
 
+{#- The watermark as an aggregate over rows of the log (a timestamp, null when there is
+    none), for _load_watermark and for the run's one read of the state
+    (_manifest_current_sql with log_facts). -#}
+{% macro _load_watermark_aggregate() -%}
+  {{- return("max(case when model = " ~ spark_incremental._quote(spark_incremental._load_watermark_name())
+      ~ " and record_type = 'load' then last_success end)") -}}
+{%- endmacro %}
+
+
 {% macro _load_watermark() -%}
   {%- set relation = spark_incremental.manifest_log_relation() -%}
   {%- set cache = spark_incremental._run_cache('load_watermark') -%}
@@ -42,11 +51,8 @@
     {{- return(none) -}}
   {%- endif -%}
   {%- set sql -%}
-    select date_format(max(last_success), 'yyyy-MM-dd HH:mm:ss.SSSSSS')
+    select date_format({{ spark_incremental._load_watermark_aggregate() }}, 'yyyy-MM-dd HH:mm:ss.SSSSSS')
     from {{ relation }}
-    where
-        model = {{ spark_incremental._quote(spark_incremental._load_watermark_name()) }}
-        and record_type = 'load'
   {%- endset -%}
   {%- set value = spark_incremental._parse_ts(spark_incremental._fetch_value(sql)) -%}
   {%- do cache.update({'value': value}) -%}

@@ -17,12 +17,7 @@ log as (
         *,
         max(case when record_type = 'remove' then written_at end) over (partition by model) as removed_at
         {%- if log_facts %},
-        max(
-            case
-                when model = {{ spark_incremental._quote(spark_incremental._load_watermark_name()) }}
-                    and record_type = 'load' then last_success
-            end
-        ) over () as log_load_watermark,
+        {{ spark_incremental._load_watermark_aggregate() }} over () as log_load_watermark,
         size(collect_set(batch_id) over ()) as log_partition_count
         {%- endif %}
     from {{ log_relation }}
