@@ -230,9 +230,15 @@ def test_no_new_events_means_an_empty_window(
     assert ("spark_incremental: no event after '2021-01-08 08:00:00' (the models' last_success); nothing loaded"
             " into the lookback window since the load watermark timestamp'2021-01-08 08:00:00.000000'"
             " (load_tstamp): nothing to process, every model skips its work") in idle.pkg_lines()
-    for model in RUN_TABLES:  # rebuilt empty
-        assert rows(model) == 0, model
-        assert [st for st in statements if st["node"].endswith(model)], model
+    # extra_tracked, a plain table, reads events_this_run: that one is rebuilt empty; the
+    # other run tables, read only by the package's models, are kept as the last run left them
+    this_run = "spark_incremental_base_events_this_run"
+    assert rows(this_run) == 0
+    assert [st for st in statements if st["node"].endswith(this_run)]
+    kept = {model: rows(model) for model in RUN_TABLES if model != this_run}
+    assert all(kept.values()), kept
+    for model in kept:
+        assert not [st for st in statements if st["node"].endswith(model)], model
     assert manifest(project, spark_sql) == caught_up
     # the managed models skip their whole run: no stage, no write, no state row
     for model in ("spark_incremental_base_sessions_lifecycle_manifest", "sessions", "page_views"):
@@ -243,14 +249,15 @@ def test_no_new_events_means_an_empty_window(
         in (True, "true")
     managed_rows = spark_sql.scalar(f"select count(*) from {project.relation('spark_incremental_manifest_log')} "
                                     "where record_type = 'managed'")
-    # a second run with nothing new keeps the run tables the first one built empty: no
-    # statement for them (the md5 of their SQL, a table property, is in dbt's listing)
+    # a second run with nothing new keeps the run tables: no statement for them (the md5 of
+    # the empty one's SQL and the others' shape, table properties, are in dbt's listing)
     mark = probe.mark()
     project.run("run")
     statements = probe.reads_since(mark, project.schema, "events").statements
     for model in RUN_TABLES:
         assert not [st for st in statements if st["node"].endswith(model)], (model, statements)
-        assert rows(model) == 0, model
+    assert rows(this_run) == 0
+    assert {model: rows(model) for model in kept} == kept
     assert spark_sql.scalar(f"select count(*) from {project.relation('spark_incremental_manifest_log')} "
                             "where record_type = 'managed'") == managed_rows
 
@@ -295,6 +302,64 @@ def test_no_new_events_means_an_empty_window(
             columns = [row[0] for row in spark_sql.query(f"describe table {project.relation(model)}")]
             assert "page_title" in columns, (model, columns)
         assert rows(model) == 0, model
+
+
+def test_no_op_keeps_the_run_tables_when_no_reader_uses_them(
+        events_project: DbtProject, spark_sql: SparkSql, spark_server: Any) -> None:
+    """Every reader of the run tables skips when nothing is new (sessions and page_views:
+    skip_without_new_events and the is_run_with_new_events filter): a run with nothing new
+    keeps them as the last run with new events left them, with no statement, so it changes
+    nothing the package keeps. A reader that would use their rows (a plain table without the
+    filter) makes the next run with nothing new build the table it reads empty, and say why."""
+    project = events_project
+    project.remove_file("models/derived/extra_tracked.sql")
+    for _ in range(3):  # catch up: backfill_limit_days = 3
+        project.run("run")
+
+    def contents() -> dict[str, list[Any]]:
+        return {model: spark_sql.table_rows(project.relation(model)) for model in RUN_TABLES}
+
+    before = contents()
+    assert all(before.values()), before  # the last run processed events
+    probe = SqlMetrics(spark_server.ui_url)
+    mark = probe.mark()
+    idle = project.run("run")
+    statements = probe.reads_since(mark, project.schema, "events").statements
+    assert any("nothing to process, every model skips its work" in line for line in idle.pkg_lines())
+    for model in RUN_TABLES:
+        assert not [st for st in statements if st["node"].endswith(model)], (model, statements)
+    assert idle.text().count("kept: the last run's rows, nothing new and no reader runs") == len(RUN_TABLES)
+    assert contents() == before
+    # a no-op of 13 statements: 8 connections' USE (listing, hooks, the limits model), the
+    # listing, the events table's columns, the lock and its read, the nothing-new probe, the
+    # limits view and the release
+    assert len(statements) <= 13, [st["sql"][:80] for st in statements]
+
+    # a plain table reading events_this_run: the next run with nothing new builds that table
+    # empty (its other run tables are read only by the package's models: kept)
+    project.write_model(
+        "derived/plain_reader.sql",
+        "{{ config(materialized='table') }}\n"
+        "select count(*) as n from {{ ref('spark_incremental_base_events_this_run') }}\n",
+    )
+    plain = project.run("run")
+    assert ("spark_incremental: spark_incremental_base_events_this_run: built empty (nothing new): read by"
+            " plain_reader, which neither calls is_run_with_new_events() nor skips (skip_without_new_events)"
+            ) in plain.pkg_lines()
+    assert spark_sql.scalar(f"select n from {project.relation('plain_reader')}") == 0
+    after = contents()
+    assert after["spark_incremental_base_events_this_run"] == []
+    assert {k: v for k, v in after.items() if k != "spark_incremental_base_events_this_run"} == {
+        k: v for k, v in before.items() if k != "spark_incremental_base_events_this_run"}
+
+    # a new event: processed as usual, whatever the run tables held
+    spark_sql.insert_rows(f"{project.schema}.events", EVENT_COLUMNS, [event("new", "s10", "2021-01-09 10:00:00")])
+    busy = project.run("run")
+    assert state_lines(busy.pkg_lines())[1] == (
+        "spark_incremental: processing data between '2021-01-08 02:00:00' and '2021-01-11 08:00:00'")
+    assert {row[0] for row in spark_sql.query(
+        f"select event_id from {project.relation('spark_incremental_base_events_this_run')}")} == {"e5", "new"}
+    assert spark_sql.scalar(f"select n from {project.relation('plain_reader')}") == 2
 
 
 def test_data_gap_is_crossed(dbt_project: DbtProject, spark_sql: SparkSql) -> None:

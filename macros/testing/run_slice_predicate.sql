@@ -5,7 +5,8 @@
       - a model tagged spark_incremental (fed by spark_incremental_base_events_this_run):
         its rows of the sessions this run processed,
         `session_identifier in (select session_identifier from <spark_incremental_base_sessions_this_run>)`;
-        empty when the run had nothing new;
+        after a run with nothing new, the last run's sessions when it kept the run tables
+        (none of their readers runs), else empty;
       - any other managed_incremental model: the scope of its last recorded write
         (_managed_written_slice): the whole table after a build, `along > mark` after an
         append or a replaced range, the batches' time ranges after interval batches,

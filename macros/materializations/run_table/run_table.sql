@@ -1,35 +1,58 @@
 {#- Materialization for the base tables rebuilt by every run (events_in_window,
     sessions_this_run, events_this_run): dbt's table materialization (drop, create table
-    as), except that a run with nothing new (the run limits' nothing_new: the model selects
-    no row) keeps a table that a run with nothing new built from the same compiled SQL,
-    with no statement: such a build records the md5 of its SQL as a table property
-    (spark_incremental.empty_sql_md5), read from dbt's start-of-run listing. So after a run
-    with nothing new the table is empty, as always, and the next runs with nothing new cost
-    it nothing; a run that processes events builds it without the property. Config:
-    file_format (default parquet). -#}
+    as), except in a run with nothing new (the run limits' nothing_new: the model selects
+    no row), which builds nothing when it can keep the table, with no statement:
+    - a table a run with nothing new built empty from the same compiled SQL is kept (that
+      build records the md5 of its SQL as table property spark_incremental.empty_sql_md5);
+    - a table of the same shape (spark_incremental.shape_md5, recorded by every build) is
+      kept as the last run with new events left it when every node that reads it skips its
+      work in a run with nothing new (_run_table_readers_not_skipping): the run then
+      changes nothing the package keeps, as if it had not run;
+    - otherwise it is built empty, as before.
+    Both properties are read from dbt's start-of-run listing. Config: file_format
+    (default parquet). -#}
 {% materialization spark_incremental_run_table, adapter='spark' %}
   {%- set target_relation = this.incorporate(type='table') -%}
   {%- set existing = adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier) -%}
   {%- set limits = spark_incremental.return_limits_from_model(
       spark_incremental._relation_for_model('spark_incremental_base_new_event_limits')) -%}
   {%- set nothing_new = limits.nothing_new -%}
+  {%- set file_format = config.get('file_format') or 'parquet' -%}
   {%- set sql_md5 = local_md5(compiled_code) -%}
+  {%- set shape_md5 = spark_incremental._run_table_shape_md5(model.raw_code, file_format) -%}
+  {%- set kept = {'message': none} -%}
+  {%- if nothing_new and existing is not none and existing.is_table and not should_full_refresh() -%}
+    {%- if spark_incremental._listed_md5(existing, 'spark_incremental.empty_sql_md5') == sql_md5 -%}
+      {%- do kept.update({'message': 'kept: empty, nothing new'}) -%}
+    {%- elif spark_incremental._listed_md5(existing, 'spark_incremental.shape_md5') == shape_md5 -%}
+      {%- set readers = spark_incremental._run_table_readers_not_skipping(model.unique_id) -%}
+      {%- if readers | length == 0 -%}
+        {%- do kept.update({'message': "kept: the last run's rows, nothing new and no reader runs"}) -%}
+      {%- else -%}
+        {%- do spark_incremental._log(model.name ~ ': built empty (nothing new): read by '
+            ~ readers | join(', ') ~ ', which neither calls is_run_with_new_events() nor skips'
+            ~ ' (skip_without_new_events)') -%}
+      {%- endif -%}
+    {%- endif -%}
+  {%- endif -%}
 
   {{ run_hooks(pre_hooks) }}
 
-  {%- if nothing_new and existing is not none and existing.is_table and not should_full_refresh()
-        and spark_incremental._listed_md5(existing, 'spark_incremental.empty_sql_md5') == sql_md5 -%}
-    {%- call noop_statement('main', 'kept: empty, nothing new') -%}{%- endcall -%}
+  {%- if kept.message is not none -%}
+    {%- call noop_statement('main', kept.message) -%}{%- endcall -%}
   {%- else -%}
     {%- if existing is not none -%}
       {%- do adapter.drop_relation(existing) -%}
     {%- endif -%}
     {%- call statement('main') -%}
       create table {{ target_relation }}
-      using {{ config.get('file_format') or 'parquet' }}
-      {%- if nothing_new %}
-      tblproperties ('spark_incremental.empty_sql_md5' = '{{ sql_md5 }}')
-      {%- endif %}
+      using {{ file_format }}
+      tblproperties (
+          'spark_incremental.shape_md5' = '{{ shape_md5 }}'
+          {%- if nothing_new %},
+          'spark_incremental.empty_sql_md5' = '{{ sql_md5 }}'
+          {%- endif %}
+      )
       as {{ compiled_code }}
     {%- endcall -%}
   {%- endif -%}
