@@ -399,15 +399,30 @@ class Bench:
     def _exists(self, relation: str) -> bool:
         return self.sql.relation_exists(relation)
 
-    def snapshot_state(self) -> None:
+    RUN_TABLES = ("base_events_in_window", "base_sessions_this_run", "base_events_this_run")
+
+    def snapshot_state(self, run_tables: bool = False) -> None:
         """Copy the manifest log (the package's whole state: last_success and the managed
-        models' state) so that each repeat can start from it."""
+        models' state) so that each repeat can start from it; with run_tables, also the
+        three run tables with their spark_incremental.* table properties, so that each
+        repeat of a no-op follows the run before it (a run with nothing new may keep them,
+        or build them empty and keep them in the next one)."""
         log_rel = self._relation(f"{PKG}_manifest_log")
         self.sql.reconnect()  # a new session: no stale file listing of tables dbt rewrote
         self.sql.execute(f"create schema if not exists {self.snapshot_schema}")
         self.sql.execute(f"drop table if exists {self.snapshot_schema}.manifest_log")
         self.sql.execute(f"create table {self.snapshot_schema}.manifest_log using parquet "
                          f"as select * from {log_rel}")
+        self.snapshot_tables: dict[str, dict[str, str]] = {}
+        for name in self.RUN_TABLES if run_tables else ():
+            rel = self._relation(f"{PKG}_{name}")
+            if not (rel and self._exists(rel)):
+                continue
+            props = {str(k): str(v) for k, v in self.sql.query(f"show tblproperties {rel}")
+                     if str(k).startswith("spark_incremental.")}
+            self.sql.execute(f"drop table if exists {self.snapshot_schema}.{name}")
+            self.sql.execute(f"create table {self.snapshot_schema}.{name} using parquet as select * from {rel}")
+            self.snapshot_tables[rel] = {"copy": f"{self.snapshot_schema}.{name}", **props}
 
     def restore_state(self) -> None:
         log_rel = self._relation(f"{PKG}_manifest_log")
@@ -417,6 +432,12 @@ class Bench:
         self.sql.execute(f"truncate table {log_rel}")
         self.sql.execute(f"insert into table {log_rel} "
                          f"select * from {self.snapshot_schema}.manifest_log")
+        for rel, saved in getattr(self, "snapshot_tables", {}).items():
+            props = ", ".join(f"'{k}' = '{v}'" for k, v in saved.items() if k != "copy")
+            self.sql.execute(f"drop table if exists {rel}")
+            self.sql.execute(f"create table {rel} using parquet"
+                             + (f" tblproperties ({props})" if props else "")
+                             + f" as select * from {saved['copy']}")
 
     # ------------------------------------------------------------------ measuring
     def measure(self, case: str, history: int, args: tuple[str, ...],
@@ -574,7 +595,7 @@ class Bench:
                 inc = self.measure("incremental", level, self.package_run(), before=self.restore_state)
                 inc.needed = self.needed_rows()
             if "no-op" in a.cases:
-                self.snapshot_state()
+                self.snapshot_state(run_tables=True)
                 noop = self.measure("no-op", level, self.package_run(), before=self.restore_state)
                 noop.needed = self.needed_rows()
             if "microbatch" in a.cases:
