@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 
@@ -305,7 +305,8 @@ def test_no_new_events_means_an_empty_window(
 
 
 def test_no_op_keeps_the_run_tables_when_no_reader_uses_them(
-        events_project: DbtProject, spark_sql: SparkSql, spark_server: Any) -> None:
+        events_project: DbtProject, spark_sql: SparkSql, spark_server: Any,
+        make_project: Callable[..., DbtProject]) -> None:
     """Every reader of the run tables skips when nothing is new (sessions and page_views:
     skip_without_new_events and the is_run_with_new_events filter): a run with nothing new
     keeps them as the last run with new events left them, with no statement, so it changes
@@ -360,6 +361,18 @@ def test_no_op_keeps_the_run_tables_when_no_reader_uses_them(
     assert {row[0] for row in spark_sql.query(
         f"select event_id from {project.relation('spark_incremental_base_events_this_run')}")} == {"e5", "new"}
     assert spark_sql.scalar(f"select n from {project.relation('plain_reader')}") == 2
+
+    # after the runs with nothing new, the derived tables equal one full run over the same
+    # events (sorted rows, every column)
+    full_vars = {k: v for k, v in project.default_vars.items() if k != "spark_incremental__events_schema"}
+    full = make_project(**{**full_vars, "spark_incremental__backfill_limit_days": 60})
+    spark_sql.execute(f"create schema if not exists {full.schema}")
+    spark_sql.execute(f"create table {full.schema}.events using parquet as select * from {project.schema}.events")
+    full.run("run")
+    for name in ("sessions", "page_views", "spark_incremental_base_sessions_lifecycle_manifest"):
+        expected = spark_sql.table_rows(full.relation(name))
+        assert expected, name
+        assert spark_sql.table_rows(project.relation(name)) == expected, name
 
 
 def test_data_gap_is_crossed(dbt_project: DbtProject, spark_sql: SparkSql) -> None:
