@@ -159,7 +159,7 @@ def test_an_uncontended_run_takes_the_lock_without_waiting(
     _run_limits(project)  # creates the manifest log
     result = _run_limits(project)
     # the statements dbt issued (its debug log): the lock's read is among them, no sleep
-    assert any(LOCK_MODEL in line and "group by state" in line for line in result.debug_lines)
+    assert any(LOCK_MODEL in line and "then state end as holder" in line for line in result.debug_lines)
     assert not any("java.lang.Thread" in line for line in result.debug_lines)
     assert not any("younger lock" in line for line in result.pkg_lines()), result.tail()
     assert _open_locks(spark_sql, project) == []

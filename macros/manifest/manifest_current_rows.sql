@@ -27,23 +27,36 @@
 
 
 {#- The query of _manifest_current_rows: one row per model but the lock, with the columns
-    of _manifest_current_columns in their order. -#}
-{% macro _manifest_current_select_sql(log_relation) -%}
+    of _manifest_current_columns in their order. lock_holders (the run lock's read,
+    _open_locks): each row starts with kind ('state' or 'lock'), holder, locked_at,
+    seen_at and unlocked, and the lock's holders come out as 'lock' rows, from the same
+    scan of the log. -#}
+{% macro _manifest_current_select_sql(log_relation, lock_holders=false) -%}
     with current_state as (
-        {{ spark_incremental._manifest_current_sql(log_relation, log_facts=true) }}
+        {{ spark_incremental._manifest_current_sql(log_relation, log_facts=true, lock_holders=lock_holders) }}
     )
     select
+        {%- if lock_holders %}
+        case when holder is null then 'state' else 'lock' end as kind,
+        holder,
+        date_format(locked_at, 'yyyy-MM-dd HH:mm:ss.SSSSSS') as locked_at,
+        date_format(seen_at, 'yyyy-MM-dd HH:mm:ss.SSSSSS') as seen_at,
+        unlocked,
+        {%- endif %}
         {%- for name, expression in spark_incremental._manifest_current_columns() %}
         {{ expression }} as {{ name }}{{ ',' if not loop.last }}
         {%- endfor %}
     from current_state
-    where model != {{ spark_incremental._quote(spark_incremental._lock_model_name()) }}
+    where
+        {%- if lock_holders %}
+        holder is not null or
+        {%- endif %}
+        model != {{ spark_incremental._quote(spark_incremental._lock_model_name()) }}
 {%- endmacro %}
 
 
 {#- The columns of _manifest_current_select_sql as (name, expression) pairs, in the order
-    _manifest_current_store reads them; _open_locks pads its lock rows with one null per
-    column. -#}
+    _manifest_current_store reads them. -#}
 {% macro _manifest_current_columns() -%}
   {{- return([
       ('model', 'model'),

@@ -6,8 +6,12 @@
     (each further scan of the log lists its partitions again, with a Spark job once
     there are more than 32 of them): log_load_watermark, the newest load watermark
     (_load_watermark), and log_partition_count, the log's partition count
-    (compact_manifest). -#}
-{% macro _manifest_current_sql(log_relation, log_facts=false) -%}
+    (compact_manifest).
+    lock_holders: the run lock's rows come out too, one per holder (the invocation id in
+    their state column): holder, locked_at (its first 'lock' row), seen_at (its newest)
+    and unlocked (1 once it has an 'unlock' row); state rows have a null holder. The run
+    lock reads its locks and the state in one scan of the log this way (_open_locks). -#}
+{% macro _manifest_current_sql(log_relation, log_facts=false, lock_holders=false) -%}
 with
 
 log as (
@@ -15,6 +19,9 @@ log as (
     -- window and the aggregation below
     select
         *,
+        {%- if lock_holders %}
+        case when model = {{ spark_incremental._quote(spark_incremental._lock_model_name()) }} then state end as holder,
+        {%- endif %}
         max(case when record_type = 'remove' then written_at end) over (partition by model) as removed_at
         {%- if log_facts %},
         {{ spark_incremental._load_watermark_aggregate() }} over () as log_load_watermark,
@@ -52,12 +59,18 @@ by_model as (
             managed_written_at
         ) as managed,
         max(managed_written_at) as managed_written_at
+        {%- if lock_holders %},
+        holder,
+        min(case when record_type = 'lock' then written_at end) as locked_at,
+        max(case when record_type = 'lock' then written_at end) as seen_at,
+        max(case when record_type = 'unlock' then 1 else 0 end) as unlocked
+        {%- endif %}
         {%- if log_facts %},
         max(log_load_watermark) as log_load_watermark,
         max(log_partition_count) as log_partition_count
         {%- endif %}
     from tagged
-    group by model
+    group by model{{ ', holder' if lock_holders }}
 ),
 
 final as (
@@ -75,8 +88,19 @@ final as (
         log_load_watermark,
         log_partition_count
         {%- endif %}
+        {%- if lock_holders %},
+        holder,
+        locked_at,
+        seen_at,
+        unlocked
+        {%- endif %}
     from by_model
-    where events_written_at is not null or managed_written_at is not null
+    where
+        events_written_at is not null
+        or managed_written_at is not null
+        {%- if lock_holders %}
+        or holder is not null
+        {%- endif %}
 )
 
 select * from final

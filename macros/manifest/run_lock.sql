@@ -186,70 +186,26 @@
 
 {#- Open locks, oldest first: per invocation with 'lock' rows and no 'unlock' row, when
     it took the lock (locked_at) and when it last wrote a lock row (seen_at), as
-    'yyyy-MM-dd HH:mm:ss.SSSSSS' text. with_state: the same statement also reads the
-    current state of every model (_manifest_current_select_sql) and keeps it for the run
-    limits (_manifest_current_rows(at_lock=true)): one read of the log instead of two. -#}
+    'yyyy-MM-dd HH:mm:ss.SSSSSS' text. One scan of the log (each scan lists its
+    partitions, with a Spark job above 32), which also reads the current state of every
+    model (_manifest_current_select_sql with lock_holders); with_state keeps that state
+    for the run limits (_manifest_current_rows(at_lock=true)): one read of the log
+    instead of two. -#}
 {% macro _open_locks(with_state=false) -%}
   {%- set relation = spark_incremental.ensure_manifest_log() -%}
   {%- set sql -%}
     with
 
-    lock_rows as (
-        select * from {{ relation }}
-        where model = {{ spark_incremental._quote(spark_incremental._lock_model_name()) }}
+    current_rows as (
+        {{ spark_incremental._manifest_current_select_sql(relation, lock_holders=true) | indent(4) }}
     ),
 
-    -- one aggregation (one shuffle): per run, its first and last lock row and whether it unlocked
-    holders as (
-        select
-            state as holder,
-            min(case when record_type = 'lock' then written_at end) as locked_at,
-            max(case when record_type = 'lock' then written_at end) as seen_at,
-            max(case when record_type = 'unlock' then 1 else 0 end) as unlocked
-        from lock_rows
-        group by state
-    ),
-
-    open_locks as (
-        select
-            'lock' as kind,
-            holder,
-            date_format(locked_at, 'yyyy-MM-dd HH:mm:ss.SSSSSS') as locked_at,
-            date_format(seen_at, 'yyyy-MM-dd HH:mm:ss.SSSSSS') as seen_at
-        from holders
+    final as (
+        select * from current_rows
         where
-            unlocked = 0
-            and locked_at is not null
-    ),
-
-    {%- if with_state %}
-
-    state_rows as (
-        {{ spark_incremental._manifest_current_select_sql(relation) | indent(4) }}
-    ),
-
-    final as (
-        select
-            open_locks.*,
-            {%- for name, expression in spark_incremental._manifest_current_columns() %}
-            null as {{ name }}{{ ',' if not loop.last }}
-            {%- endfor %}
-        from open_locks
-        union all
-        select
-            'state' as kind,
-            null as holder,
-            null as locked_at,
-            null as seen_at,
-            state_rows.*
-        from state_rows
+            kind = 'state'
+            or (unlocked = 0 and locked_at is not null)
     )
-    {%- else %}
-
-    final as (
-        select * from open_locks
-    )
-    {%- endif %}
 
     select * from final
   {%- endset -%}
@@ -259,7 +215,7 @@
     {%- if row[0] == 'lock' -%}
       {%- do holders.append({'invocation_id': row[1], 'locked_at': row[2], 'seen_at': row[3]}) -%}
     {%- else -%}
-      {%- do states.append(row[4:]) -%}
+      {%- do states.append(row[5:]) -%}
     {%- endif -%}
   {%- endfor -%}
   {%- if with_state -%}
