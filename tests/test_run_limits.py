@@ -284,7 +284,20 @@ def test_no_new_events_means_an_empty_window(
 
     # a run with a new event: its window reaches back over the lookback
     spark_sql.insert_rows(events, EVENT_COLUMNS, [event("new", "s10", "2021-01-09 10:00:00")])
+    mark = probe.mark()
     busy = project.run("run")
+    statements = probe.reads_since(mark, project.schema, "events").statements
+    # run tables of the same shape that a run with new events built are rewritten in place
+    # (one insert overwrite); events_this_run, built empty by the last run, is dropped and
+    # created (its empty_sql_md5 goes with it)
+    for model in RUN_TABLES:
+        sqls = [" ".join(st["sql"].split()).lower() for st in statements if st["node"].endswith(model)]
+        relation = f"{project.schema}.{model}".lower()
+        in_place = model != this_run
+        writes = [sql.split(" (")[0].split(" using ")[0] for sql in sqls
+                  if sql.startswith(("insert overwrite", "drop table", "create table"))]
+        assert writes == ([f"insert overwrite table {relation} select * from"] if in_place
+                          else [f"drop table if exists {relation}", f"create table {relation}"]), (model, sqls)
     assert state_lines(busy.pkg_lines())[1] == (
         "spark_incremental: processing data between '2021-01-08 02:00:00' and '2021-01-11 08:00:00'")
     processed = {row[0] for row in spark_sql.query(
