@@ -45,15 +45,16 @@ def _stamp(minutes_ago: float) -> str:
 
 
 def _write_lock_rows(spark_sql: SparkSql, project: DbtProject, invocation: str, record_type: str,
-                     minutes_ago: list[float]) -> None:
-    """Rows of another run: one per age (its lock, then its heartbeats), or its unlock."""
+                     minutes_ago: list[float], writer: str | None = None) -> None:
+    """Rows of another run: one per age (its lock, then its heartbeats), or its unlock;
+    written by that run, or by the invocation `writer` (a run that took its lock over)."""
     for age in minutes_ago:
         batch_id = f"test-{invocation}-{record_type}-{age}"
         spark_sql.execute(
             f"insert into {_log(project)} partition (batch_id = '{batch_id}') "
             f"select '{LOCK_MODEL}', '{record_type}', cast(null as timestamp), cast(null as string), "
             "cast(null as timestamp), cast(null as string), cast(null as string), "
-            f"'{invocation}', 'written by the test', '{invocation}', timestamp'{_stamp(age)}'"
+            f"'{invocation}', 'written by the test', '{writer or invocation}', timestamp'{_stamp(age)}'"
         )
 
 
@@ -192,6 +193,40 @@ def test_a_run_that_touches_nothing_of_the_package_takes_no_lock(
     reader = project.run("run", "--select", "reads_events", vars=now_of(0), expect_success=False)
     assert any(LOCK_HELD in line and "invocation long-run" in line for line in reader.lines), reader.tail()
     assert _open_locks(spark_sql, project) == ["long-run"]
+
+
+def test_a_run_whose_own_lock_reads_as_released_says_which_row_released_it(
+    make_project: Callable[..., DbtProject], spark_sql: SparkSql
+) -> None:
+    """A run reads its own lock as released right after its append when the log already
+    holds an 'unlock' row for its invocation id: an earlier invocation with the same id
+    (a repeated invocation), or another run that took the lock over in between. It stops
+    before any model, quotes that row (who wrote it, when, why), and leaves no open lock;
+    a run with a new id then proceeds."""
+    from dbt_common.invocation import get_invocation_id
+
+    project = new_events_project(make_project, spark_sql, batches=1)
+    _run_limits(project)
+    for writer, expected in ((None, "An earlier invocation with the same id took and released the lock"),
+                             ("other-run", "was released by another run before this run read it")):
+        released: list[str] = []
+
+        def release_this_id(line: str, writer: str | None = writer) -> None:
+            # the first line of the invocation: its id is set, its start hook has not run
+            if not released:
+                released.append(get_invocation_id())
+                _write_lock_rows(spark_sql, project, released[0], "unlock", [5], writer=writer)
+
+        refused = project.run("run", "--select", LIMITS, vars=now_of(0), expect_success=False,
+                              on_line=release_this_id)
+        stop = [line for line in refused.lines if f"this run's lock on the manifest (invocation {released[0]})" in line]
+        assert stop and expected in stop[0] and "This run changed nothing" in stop[0], refused.tail()
+        assert f"by invocation {writer or released[0]})" in stop[0], stop[0]
+        assert "'written by the test'" in stop[0], stop[0]
+        assert not any(status == "success" for status in refused.statuses.values())
+        assert _open_locks(spark_sql, project) == []
+    _run_limits(project)
+    assert _open_locks(spark_sql, project) == []
 
 
 def test_the_oldest_lock_waits_for_younger_ones_to_back_off(

@@ -78,10 +78,7 @@
   {#- the append has returned: every lock appended before it is read now -#}
   {%- set live = spark_incremental._take_over_silent_locks(timeout) -%}
   {%- if live | selectattr('invocation_id', 'equalto', invocation_id) | list | length == 0 -%}
-    {%- do exceptions.raise_compiler_error(
-        "spark_incremental: this run's own lock row (invocation " ~ invocation_id ~ ") is not read back"
-        ~ " from " ~ spark_incremental.ensure_manifest_log() ~ " after its append returned; the run lock"
-        ~ " needs a read to see every append that returned before it. This run changed nothing.") -%}
+    {%- do exceptions.raise_compiler_error(spark_incremental._own_lock_missing_message()) -%}
   {%- endif -%}
   {%- set others = live | rejectattr('invocation_id', 'equalto', invocation_id) | list -%}
   {%- if others | length == 0 -%}
@@ -107,6 +104,48 @@
         ~ " (spark_incremental__lock_timeout_minutes), or run again now with"
         ~ " --vars '{spark_incremental__force_unlock: true}' if you are sure it is dead.") -%}
   {%- endif -%}
+{%- endmacro %}
+
+
+{#- Why this run's own lock is not among the open locks read right after its append (an
+    error path: one more read of the log). Either the log already holds an 'unlock' row for
+    this invocation id, written before this run's lock row (the id was used by an earlier
+    invocation, which released it) or after it (another run took this lock over, or
+    force_unlock released it), and the message quotes that row; or no row of this id is
+    read back at all: the log's reads do not see every append that returned before them,
+    which the lock needs. -#}
+{% macro _own_lock_missing_message() -%}
+  {%- set relation = spark_incremental.ensure_manifest_log() -%}
+  {%- set sql -%}
+    select
+        invocation_id,
+        action,
+        date_format(written_at, 'yyyy-MM-dd HH:mm:ss.SSSSSS') as written_at
+    from {{ relation }}
+    where
+        model = {{ spark_incremental._quote(spark_incremental._lock_model_name()) }}
+        and state = {{ spark_incremental._quote(invocation_id) }}
+        and record_type = 'unlock'
+    order by written_at
+    limit 1
+  {%- endset -%}
+  {%- set rows = spark_incremental._fetch_rows(sql) -%}
+  {%- set prefix = "spark_incremental: this run's lock on the manifest (invocation " ~ invocation_id ~ ")" -%}
+  {%- if rows | length == 0 -%}
+    {{- return(prefix ~ " is not read back from " ~ relation ~ " after its append returned; the run lock"
+        ~ " needs a read to see every append that returned before it. This run changed nothing.") -}}
+  {%- endif -%}
+  {%- set row = rows[0] -%}
+  {%- set quoted = "'" ~ row[1] ~ "' (written " ~ row[2] ~ " UTC by invocation " ~ row[0] ~ ")" -%}
+  {%- if row[0] == invocation_id -%}
+    {{- return(prefix ~ " reads as released: " ~ relation ~ " already holds an 'unlock' row for this"
+        ~ " invocation id, " ~ quoted ~ ". An earlier invocation with the same id took and released the"
+        ~ " lock: dbt gives every invocation a new id, so a process that repeats an invocation (a child"
+        ~ " process that re-runs its parent's dbt call, a replayed task carrying the id) must start dbt"
+        ~ " anew. This run changed nothing.") -}}
+  {%- endif -%}
+  {{- return(prefix ~ " was released by another run before this run read it: " ~ quoted
+      ~ ". This run changed nothing; run it again.") -}}
 {%- endmacro %}
 
 
