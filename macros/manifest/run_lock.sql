@@ -109,10 +109,10 @@
 
 {#- Why this run's own lock is not among the open locks read right after its append (an
     error path: one more read of the log). Either the log already holds an 'unlock' row for
-    this invocation id, written before this run's lock row (the id was used by an earlier
-    invocation, which released it) or after it (another run took this lock over, or
-    force_unlock released it), and the message quotes that row; or no row of this id is
-    read back at all: the log's reads do not see every append that returned before them,
+    this invocation id, and the message quotes its first one, told apart by who wrote it:
+    this same invocation id (an earlier invocation with this id took and released the
+    lock) or another one (it took this lock over, or force_unlock released it); or there
+    is no such row: the log's reads do not see every append that returned before them,
     which the lock needs. -#}
 {% macro _own_lock_missing_message() -%}
   {%- set relation = spark_incremental.ensure_manifest_log() -%}
