@@ -19,6 +19,8 @@ from tests.harness.sql import SparkSql
 from tests.test_faults import (
     HOOKS_WITH_PAUSE_AT_START,
     LOCK_HELD,
+    derived,
+    incremental_reference,
     kill,
     log_row_count,
     manifest_state,
@@ -227,6 +229,66 @@ def test_a_run_whose_own_lock_reads_as_released_says_which_row_released_it(
         assert _open_locks(spark_sql, project) == []
     _run_limits(project)
     assert _open_locks(spark_sql, project) == []
+
+
+SLOW_STEP = """{{ config(materialized='table') }}
+-- depends_on: {{ ref('spark_incremental_base_events_in_window') }}
+select reflect('java.lang.Thread', 'sleep', cast(21000 as bigint)) as slept
+"""
+
+AFTER_SLOW_STEP = """{{ config(materialized='table') }}
+-- depends_on: {{ ref('slow_step') }}
+{%- set limits = spark_incremental.return_limits_from_model(ref('spark_incremental_base_new_event_limits')) %}
+select 1 as one
+"""
+
+
+def test_a_run_whose_lock_is_taken_over_during_a_long_statement_stops_and_records_nothing(
+    make_project: Callable[..., DbtProject], spark_sql: SparkSql
+) -> None:
+    """A model whose statement runs longer than lock_timeout_minutes lets the next run take
+    the lock over (it sees the lock silent). When the slow run goes on, its next model
+    reads the locks (its own rows are a third of the timeout old), finds its lock released,
+    quotes the row and stops; the models after it fail without another read, and the end
+    hook records nothing. The same slow run whose lock nobody took over goes on, and the
+    tables equal a fault-free run."""
+    from dbt_common.invocation import get_invocation_id
+
+    project = new_events_project(make_project, spark_sql, batches=2)
+    project.run("run", vars=now_of(0))
+    project.write_model("derived/slow_step.sql", SLOW_STEP)
+    project.write_model("derived/after_slow_step.sql", AFTER_SLOW_STEP)
+    before = manifest_state(spark_sql, project)
+    slow_vars = {**now_of(1), "spark_incremental__lock_timeout_minutes": "1"}  # a third: 20 s
+
+    taken: list[str] = []
+
+    def take_over(line: str) -> None:
+        # while slow_step sleeps, another run releases this run's lock, as a takeover does
+        if not taken and "START sql table model" in line and ".slow_step" in line:
+            taken.append(get_invocation_id())
+            _write_lock_rows(spark_sql, project, taken[0], "unlock", [0], writer="taking-over-run")
+
+    lost = project.run("run", vars=slow_vars, expect_success=False, on_line=take_over)
+    assert taken, lost.tail()
+    stops = [line for line in lost.lines if f"this run's lock on the manifest (invocation {taken[0]})" in line]
+    assert stops and "was released while this run worked: 'written by the test'" in stops[0], lost.tail()
+    assert "by invocation taking-over-run)" in stops[0] and "records nothing" in stops[0], stops[0]
+    # (the failed end hook leaves dbt no per-node results: the log lines tell)
+    assert any("OK created sql table model" in line and ".slow_step " in line for line in lost.lines), lost.tail()
+    assert any("ERROR creating sql table model" in line and ".after_slow_step " in line
+               for line in lost.lines), lost.tail()
+    # every later model, and the end hook, stop with the same message
+    assert len([line for line in lost.lines if "was released while this run worked" in line]) >= 2, lost.tail()
+    assert manifest_state(spark_sql, project) == before
+    assert _open_locks(spark_sql, project) == []
+
+    kept = project.run("run", vars=slow_vars)
+    assert not any("was released while this run worked" in line for line in kept.lines), kept.tail()
+    assert manifest_state(spark_sql, project) != before
+    assert _open_locks(spark_sql, project) == []
+    _assert_consistent(spark_sql, project)
+    assert derived(spark_sql, project) == incremental_reference(make_project, spark_sql, runs=2)
 
 
 def test_the_oldest_lock_waits_for_younger_ones_to_back_off(

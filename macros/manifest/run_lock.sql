@@ -28,7 +28,10 @@
       since the run started, every model and interval batch appends a heartbeat ('lock'
       row, action 'heartbeat'). A lock whose newest row is older than
       spark_incremental__lock_timeout_minutes is silent: its run was killed. The next run
-      releases it, says whose lock it took over and why, and proceeds.
+      releases it, says whose lock it took over and why, and proceeds. A run that was
+      only slow (one statement ran longer than the timeout) finds its lock released at
+      its next model or at its end, stops there and records nothing
+      (_check_run_lock_held): the overlap is that one statement.
     - update_manifest appends the run's 'unlock' row at the end;
       spark_incremental__force_unlock releases every open lock at once. -#}
 {% macro _lock_model_name() -%}
@@ -74,6 +77,7 @@
   {%- do rows.append({'model': name, 'record_type': 'lock', 'state': invocation_id, 'action': 'run started'}) -%}
   {%- set began = modules.datetime.datetime.utcnow() -%}
   {%- do spark_incremental.append_manifest_rows(rows) -%}
+  {%- do spark_incremental._run_cache('run_lock').update({'last_row_at': began}) -%}
 
   {#- the append has returned: every lock appended before it is read now -#}
   {%- set live = spark_incremental._take_over_silent_locks(timeout) -%}
@@ -116,12 +120,34 @@
     which the lock needs. -#}
 {% macro _own_lock_missing_message() -%}
   {%- set relation = spark_incremental.ensure_manifest_log() -%}
+  {%- set row = spark_incremental._own_unlock_row() -%}
+  {%- set prefix = "spark_incremental: this run's lock on the manifest (invocation " ~ invocation_id ~ ")" -%}
+  {%- if row is none -%}
+    {{- return(prefix ~ " is not read back from " ~ relation ~ " after its append returned; the run lock"
+        ~ " needs a read to see every append that returned before it. This run changed nothing.") -}}
+  {%- endif -%}
+  {%- if row.writer == invocation_id -%}
+    {{- return(prefix ~ " reads as released: " ~ relation ~ " already holds an 'unlock' row for this"
+        ~ " invocation id, " ~ row.quoted ~ ". An earlier invocation with the same id took and released the"
+        ~ " lock: dbt gives every invocation a new id, so a process that repeats an invocation (a child"
+        ~ " process that re-runs its parent's dbt call, a replayed task carrying the id) must start dbt"
+        ~ " anew. This run changed nothing.") -}}
+  {%- endif -%}
+  {{- return(prefix ~ " was released by another run before this run read it: " ~ row.quoted
+      ~ ". This run changed nothing; run it again.") -}}
+{%- endmacro %}
+
+
+{#- The first 'unlock' row of this invocation's lock in the log (one read): {writer: the
+    invocation that wrote it, quoted: its action, when and by whom, as a message quotes
+    it}, or none when the log holds no such row. -#}
+{% macro _own_unlock_row() -%}
   {%- set sql -%}
     select
         invocation_id,
         action,
         date_format(written_at, 'yyyy-MM-dd HH:mm:ss.SSSSSS') as written_at
-    from {{ relation }}
+    from {{ spark_incremental.ensure_manifest_log() }}
     where
         model = {{ spark_incremental._quote(spark_incremental._lock_model_name()) }}
         and state = {{ spark_incremental._quote(invocation_id) }}
@@ -130,22 +156,11 @@
     limit 1
   {%- endset -%}
   {%- set rows = spark_incremental._fetch_rows(sql) -%}
-  {%- set prefix = "spark_incremental: this run's lock on the manifest (invocation " ~ invocation_id ~ ")" -%}
   {%- if rows | length == 0 -%}
-    {{- return(prefix ~ " is not read back from " ~ relation ~ " after its append returned; the run lock"
-        ~ " needs a read to see every append that returned before it. This run changed nothing.") -}}
+    {{- return(none) -}}
   {%- endif -%}
-  {%- set row = rows[0] -%}
-  {%- set quoted = "'" ~ row[1] ~ "' (written " ~ row[2] ~ " UTC by invocation " ~ row[0] ~ ")" -%}
-  {%- if row[0] == invocation_id -%}
-    {{- return(prefix ~ " reads as released: " ~ relation ~ " already holds an 'unlock' row for this"
-        ~ " invocation id, " ~ quoted ~ ". An earlier invocation with the same id took and released the"
-        ~ " lock: dbt gives every invocation a new id, so a process that repeats an invocation (a child"
-        ~ " process that re-runs its parent's dbt call, a replayed task carrying the id) must start dbt"
-        ~ " anew. This run changed nothing.") -}}
-  {%- endif -%}
-  {{- return(prefix ~ " was released by another run before this run read it: " ~ quoted
-      ~ ". This run changed nothing; run it again.") -}}
+  {{- return({'writer': rows[0][0],
+              'quoted': "'" ~ rows[0][1] ~ "' (written " ~ rows[0][2] ~ " UTC by invocation " ~ rows[0][0] ~ ")"}) -}}
 {%- endmacro %}
 
 
@@ -209,17 +224,55 @@
 
 {#- Keep this run's lock alive in a long run: once a third of the timeout has passed since
     the run started, append a heartbeat. Called at every model that reads the run limits,
-    every managed_incremental model and every interval batch. Costs nothing in a short run. -#}
+    every managed_incremental model and every interval batch, each first checking that the
+    run still holds its lock (_check_run_lock_held). Costs nothing in a short run. -#}
 {% macro _keep_run_lock() -%}
   {%- if not execute or flags.WHICH not in ['run', 'build'] -%}
     {{- return(none) -}}
   {%- endif -%}
+  {%- do spark_incremental._check_run_lock_held() -%}
   {%- set started = run_started_at.replace(tzinfo=none) -%}
-  {%- set elapsed = modules.datetime.datetime.utcnow() - started -%}
-  {%- if elapsed.total_seconds() >= spark_incremental._lock_timeout_minutes() * 20 -%}
+  {%- set now = modules.datetime.datetime.utcnow() -%}
+  {%- if (now - started).total_seconds() >= spark_incremental._lock_timeout_minutes() * 20 -%}
     {%- do spark_incremental.append_manifest_rows([{'model': spark_incremental._lock_model_name(),
         'record_type': 'lock', 'state': invocation_id, 'action': 'heartbeat'}]) -%}
+    {%- do spark_incremental._run_cache('run_lock').update({'last_row_at': now}) -%}
   {%- endif -%}
+{%- endmacro %}
+
+
+{#- A run whose own lock rows are a third of lock_timeout_minutes old or more (a
+    statement, or a model between two heartbeats, ran that long) may have been taken
+    over meanwhile: another run that saw the lock silent for the timeout released it and
+    may be writing the same tables. Such a run reads the open locks (one read of the log)
+    before its next model, interval batch or manifest append; when its own lock is no
+    longer open it stops, quoting the row that released it: this model and every later
+    one raise (without reading again), and update_manifest records nothing, so the next
+    run processes the window again. A run that took no lock has nothing to check. -#}
+{% macro _check_run_lock_held() -%}
+  {%- set lock = spark_incremental._run_cache('run_lock') -%}
+  {%- if 'lost' in lock -%}
+    {%- do exceptions.raise_compiler_error(lock.lost) -%}
+  {%- endif -%}
+  {%- if 'last_row_at' not in lock -%}
+    {{- return(none) -}}
+  {%- endif -%}
+  {%- set timeout = spark_incremental._lock_timeout_minutes() -%}
+  {%- set silent = (modules.datetime.datetime.utcnow() - lock.last_row_at).total_seconds() -%}
+  {%- if silent < timeout * 20
+        or spark_incremental._open_locks() | selectattr('invocation_id', 'equalto', invocation_id) | list | length > 0 -%}
+    {{- return(none) -}}
+  {%- endif -%}
+  {%- set row = spark_incremental._own_unlock_row() -%}
+  {%- set released = ("was released while this run worked: " ~ row.quoted) if row is not none
+      else ("is no longer in " ~ spark_incremental.manifest_log_relation() ~ " (released, and the log compacted since)") -%}
+  {%- do lock.update({'lost': "spark_incremental: this run's lock on the manifest (invocation " ~ invocation_id ~ ") "
+      ~ released ~ ". This run wrote no lock row for " ~ '%.1f' | format(silent / 60) ~ " minutes: a statement that"
+      ~ " runs longer than spark_incremental__lock_timeout_minutes (" ~ timeout ~ ") lets the next run take the"
+      ~ " lock over, so another run may have written the same tables since. This run stops here and records"
+      ~ " nothing in the manifest: the next run processes its window again. Raise"
+      ~ " spark_incremental__lock_timeout_minutes above your longest model."}) -%}
+  {%- do exceptions.raise_compiler_error(lock.lost) -%}
 {%- endmacro %}
 
 

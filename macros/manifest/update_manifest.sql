@@ -18,6 +18,8 @@
     {#- start_run took no lock: nothing of the package ran -#}
     {{- return('') -}}
   {%- endif -%}
+  {#- a run whose lock was taken over while a statement ran long records nothing -#}
+  {%- do spark_incremental._check_run_lock_held() -%}
   {%- set rows = spark_incremental._progress_rows_for_results() -%}
   {%- if flags.WHICH in ['run', 'build'] -%}
     {#- the run lock taken by start_run ends with the run, in the same insert -#}
