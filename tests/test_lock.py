@@ -291,6 +291,38 @@ def test_a_run_whose_lock_is_taken_over_during_a_long_statement_stops_and_record
     assert derived(spark_sql, project) == incremental_reference(make_project, spark_sql, runs=2)
 
 
+def test_a_retry_takes_the_run_lock(make_project: Callable[..., DbtProject], spark_sql: SparkSql) -> None:
+    """`dbt retry` writes what the run it repeats writes: it takes the run lock like a run
+    (refused, changing nothing, while another run holds it) and releases it at its end;
+    after the retry and the next run the tables equal a fault-free run."""
+    project = new_events_project(make_project, spark_sql, batches=2)
+    project.run("run", vars=now_of(0))
+    good_sql = project.read_file("models/derived/page_views.sql")
+    project.write_model("derived/page_views.sql", good_sql.replace(
+        "select * from final", "select * from final where assert_true(false) is null"))
+    failed = project.run("run", vars=now_of(1), expect_success=False)
+    assert failed.statuses["page_views"] == "error", failed.statuses
+    project.write_model("derived/page_views.sql", good_sql)
+    after_failure = manifest_state(spark_sql, project)
+
+    _write_lock_rows(spark_sql, project, "long-run", "lock", [3])  # a pipeline run is working
+    refused = project.run("retry", vars=now_of(1), expect_success=False)
+    held = [line for line in refused.lines if LOCK_HELD in line]
+    assert held and "invocation long-run" in held[0], refused.tail()
+    assert not any(status == "success" for status in refused.statuses.values()), refused.statuses
+    assert manifest_state(spark_sql, project) == after_failure
+    assert _open_locks(spark_sql, project) == ["long-run"]
+
+    _write_lock_rows(spark_sql, project, "long-run", "unlock", [0])  # it ends
+    retried = project.run("retry", vars=now_of(1))
+    assert retried.statuses.get("page_views") == "success", retried.statuses
+    assert _open_locks(spark_sql, project) == []
+    project.run("run", vars=now_of(1))
+    assert _open_locks(spark_sql, project) == []
+    _assert_consistent(spark_sql, project)
+    assert derived(spark_sql, project) == incremental_reference(make_project, spark_sql, runs=2)
+
+
 def test_the_oldest_lock_waits_for_younger_ones_to_back_off(
     make_project: Callable[..., DbtProject], spark_sql: SparkSql
 ) -> None:
