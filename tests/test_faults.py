@@ -10,7 +10,7 @@ import os
 import signal
 import subprocess
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable
 
@@ -24,6 +24,7 @@ from tests.test_sessions import BASE_VARS, _assert_consistent, _create_events, _
 
 BATCHES = gen.generate().batches[:3]
 LOCK_HELD = "holds the manifest lock; this run changed nothing"
+LOCK_MODEL = "__spark_incremental_run_lock__"
 
 HOOKS_WITH_PAUSE_AT_END = (
     "on-run-end:\n"
@@ -67,6 +68,34 @@ def manifest_state(spark_sql: SparkSql, project: DbtProject) -> dict[str, Any]:
 
 def log_row_count(spark_sql: SparkSql, project: DbtProject) -> int:
     return int(spark_sql.scalar(f"select count(*) from {project.relation('spark_incremental_manifest_log')}"))
+
+
+def _lock_stamp(minutes_ago: float) -> str:
+    now = datetime.now(timezone.utc).replace(tzinfo=None)
+    return (now - timedelta(minutes=minutes_ago)).strftime("%Y-%m-%d %H:%M:%S.%f")
+
+
+def write_lock_rows(spark_sql: SparkSql, project: DbtProject, invocation: str, record_type: str,
+                     minutes_ago: list[float], writer: str | None = None) -> None:
+    """Rows of another run: one per age (its lock, then its heartbeats), or its unlock;
+    written by that run, or by the invocation `writer` (a run that took its lock over)."""
+    for age in minutes_ago:
+        batch_id = f"test-{invocation}-{record_type}-{age}"
+        spark_sql.execute(
+            f"insert into {project.relation('spark_incremental_manifest_log')} partition (batch_id = '{batch_id}') "
+            f"select '{LOCK_MODEL}', '{record_type}', cast(null as timestamp), cast(null as string), "
+            "cast(null as timestamp), cast(null as string), cast(null as string), "
+            f"'{invocation}', 'written by the test', '{writer or invocation}', timestamp'{_lock_stamp(age)}'"
+        )
+
+
+def open_locks(spark_sql: SparkSql, project: DbtProject) -> list[str]:
+    """Invocations whose lock has no 'unlock' row in the log."""
+    rows = spark_sql.query(
+        f"select state from {project.relation('spark_incremental_manifest_log')} where model = '{LOCK_MODEL}' "
+        "group by state having max(case when record_type = 'unlock' then 1 else 0 end) = 0 order by state"
+    )
+    return [row[0] for row in rows]
 
 
 def set_hooks(project: DbtProject, old: str, new: str) -> None:
@@ -130,6 +159,12 @@ def test_failed_model_keeps_its_manifest_row_and_retry_then_sync_equals_a_clean_
     assert after_failure["sessions"] > before["sessions"]
 
     project.write_model("derived/page_views.sql", good_sql)
+    # the retry takes the run lock as the run it repeats does (dbt replays that command)
+    write_lock_rows(spark_sql, project, "long-run", "lock", [3])
+    refused = project.run("retry", vars=now_of(1), expect_success=False)
+    assert any(LOCK_HELD in line and "invocation long-run" in line for line in refused.lines), refused.tail()
+    assert manifest_state(spark_sql, project) == after_failure
+    write_lock_rows(spark_sql, project, "long-run", "unlock", [0])
     retried = project.run("retry", vars=now_of(1))
     assert {name for name in retried.statuses if "-on-run-" not in name} == {"page_views"}, retried.statuses
     assert any("ran without the whole base chain" in line for line in retried.lines), retried.tail()
@@ -137,6 +172,7 @@ def test_failed_model_keeps_its_manifest_row_and_retry_then_sync_equals_a_clean_
 
     synced = project.run("run", vars=now_of(1))
     assert "spark_incremental: [state 3] incremental models out of sync, syncing" in synced.pkg_lines()
+    assert open_locks(spark_sql, project) == []
     _assert_consistent(spark_sql, project)
     assert derived(spark_sql, project) == incremental_reference(make_project, spark_sql, runs=2)
 
@@ -330,3 +366,63 @@ def test_partial_selection_records_nothing(make_project: Callable[..., DbtProjec
                and "not successful: spark_incremental_base_sessions_lifecycle_manifest)" in line
                for line in result.lines), result.tail()
     assert manifest_state(spark_sql, project) == state
+
+
+SLOW_STEP = """{{ config(materialized='table') }}
+-- depends_on: {{ ref('spark_incremental_base_events_in_window') }}
+select reflect('java.lang.Thread', 'sleep', cast(21000 as bigint)) as slept
+"""
+
+AFTER_SLOW_STEP = """{{ config(materialized='table') }}
+-- depends_on: {{ ref('slow_step') }}
+{%- set limits = spark_incremental.return_limits_from_model(ref('spark_incremental_base_new_event_limits')) %}
+select 1 as one
+"""
+
+
+def test_a_run_whose_lock_is_taken_over_during_a_long_statement_stops_and_records_nothing(
+    make_project: Callable[..., DbtProject], spark_sql: SparkSql
+) -> None:
+    """41. A model whose statement runs longer than lock_timeout_minutes lets the next run take
+    the lock over (it sees the lock silent). When the slow run goes on, its next model
+    reads the locks (its own rows are a third of the timeout old), finds its lock released,
+    quotes the row and stops; the models after it fail without another read, and the end
+    hook records nothing. The same slow run whose lock nobody took over goes on, and the
+    tables equal a fault-free run."""
+    from dbt_common.invocation import get_invocation_id
+
+    project = new_events_project(make_project, spark_sql, batches=2)
+    project.run("run", vars=now_of(0))
+    project.write_model("derived/slow_step.sql", SLOW_STEP)
+    project.write_model("derived/after_slow_step.sql", AFTER_SLOW_STEP)
+    before = manifest_state(spark_sql, project)
+    slow_vars = {**now_of(1), "spark_incremental__lock_timeout_minutes": "1"}  # a third: 20 s
+
+    taken: list[str] = []
+
+    def take_over(line: str) -> None:
+        # while slow_step sleeps, another run releases this run's lock, as a takeover does
+        if not taken and "START sql table model" in line and ".slow_step" in line:
+            taken.append(get_invocation_id())
+            write_lock_rows(spark_sql, project, taken[0], "unlock", [0], writer="taking-over-run")
+
+    lost = project.run("run", vars=slow_vars, expect_success=False, on_line=take_over)
+    assert taken, lost.tail()
+    stops = [line for line in lost.lines if f"this run's lock on the manifest (invocation {taken[0]})" in line]
+    assert stops and "was released while this run worked: 'written by the test'" in stops[0], lost.tail()
+    assert "by invocation taking-over-run)" in stops[0] and "records nothing" in stops[0], stops[0]
+    # (the failed end hook leaves dbt no per-node results: the log lines tell)
+    assert any("OK created sql table model" in line and ".slow_step " in line for line in lost.lines), lost.tail()
+    assert any("ERROR creating sql table model" in line and ".after_slow_step " in line
+               for line in lost.lines), lost.tail()
+    # every later model, and the end hook, stop with the same message
+    assert len([line for line in lost.lines if "was released while this run worked" in line]) >= 2, lost.tail()
+    assert manifest_state(spark_sql, project) == before
+    assert open_locks(spark_sql, project) == []
+
+    kept = project.run("run", vars=slow_vars)
+    assert not any("was released while this run worked" in line for line in kept.lines), kept.tail()
+    assert manifest_state(spark_sql, project) != before
+    assert open_locks(spark_sql, project) == []
+    _assert_consistent(spark_sql, project)
+    assert derived(spark_sql, project) == incremental_reference(make_project, spark_sql, runs=2)

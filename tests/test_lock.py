@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import time
-from datetime import datetime, timedelta, timezone
 from typing import Callable
 
 import pytest
@@ -19,19 +18,19 @@ from tests.harness.sql import SparkSql
 from tests.test_faults import (
     HOOKS_WITH_PAUSE_AT_START,
     LOCK_HELD,
-    derived,
-    incremental_reference,
+    LOCK_MODEL,
     kill,
     log_row_count,
     manifest_state,
     new_events_project,
     now_of,
+    open_locks,
     set_hooks,
     wait_for,
+    write_lock_rows,
 )
 from tests.test_sessions import _assert_consistent
 
-LOCK_MODEL = "__spark_incremental_run_lock__"
 LIMITS = "spark_incremental_base_new_event_limits"
 # rounds of two runs started together (the issue's bar is 20; CI runs fewer)
 RACE_ROUNDS = int(os.environ.get("SPARK_INCREMENTAL_LOCK_RACE_ROUNDS", "3"))
@@ -39,25 +38,6 @@ RACE_ROUNDS = int(os.environ.get("SPARK_INCREMENTAL_LOCK_RACE_ROUNDS", "3"))
 
 def _log(project: DbtProject) -> str:
     return project.relation("spark_incremental_manifest_log")
-
-
-def _stamp(minutes_ago: float) -> str:
-    now = datetime.now(timezone.utc).replace(tzinfo=None)
-    return (now - timedelta(minutes=minutes_ago)).strftime("%Y-%m-%d %H:%M:%S.%f")
-
-
-def _write_lock_rows(spark_sql: SparkSql, project: DbtProject, invocation: str, record_type: str,
-                     minutes_ago: list[float], writer: str | None = None) -> None:
-    """Rows of another run: one per age (its lock, then its heartbeats), or its unlock;
-    written by that run, or by the invocation `writer` (a run that took its lock over)."""
-    for age in minutes_ago:
-        batch_id = f"test-{invocation}-{record_type}-{age}"
-        spark_sql.execute(
-            f"insert into {_log(project)} partition (batch_id = '{batch_id}') "
-            f"select '{LOCK_MODEL}', '{record_type}', cast(null as timestamp), cast(null as string), "
-            "cast(null as timestamp), cast(null as string), cast(null as string), "
-            f"'{invocation}', 'written by the test', '{writer or invocation}', timestamp'{_stamp(age)}'"
-        )
 
 
 def age_lock_rows(spark_sql: SparkSql, project: DbtProject, minutes: int) -> None:
@@ -79,14 +59,6 @@ def age_lock_rows(spark_sql: SparkSql, project: DbtProject, minutes: int) -> Non
     spark_sql.execute(f"drop table {copy}")
 
 
-def _open_locks(spark_sql: SparkSql, project: DbtProject) -> list[str]:
-    rows = spark_sql.query(
-        f"select state from {_log(project)} where model = '{LOCK_MODEL}' "
-        "group by state having max(case when record_type = 'unlock' then 1 else 0 end) = 0 order by state"
-    )
-    return [row[0] for row in rows]
-
-
 def _run_limits(project: DbtProject, expect_success: bool = True, **vars: object) -> DbtResult:
     return project.run("run", "--select", LIMITS, vars={**now_of(0), **vars}, expect_success=expect_success)
 
@@ -99,8 +71,8 @@ def test_a_silent_lock_is_taken_over_and_a_heartbeat_keeps_a_lock_alive(
     run that started long ago but sent a heartbeat recently still holds the lock."""
     project = new_events_project(make_project, spark_sql, batches=1)
     _run_limits(project)  # creates the manifest log
-    _write_lock_rows(spark_sql, project, "killed-run", "lock", [50, 20])  # silent for 20 minutes
-    _write_lock_rows(spark_sql, project, "long-run", "lock", [40, 30, 3])  # started 40 min ago, alive
+    write_lock_rows(spark_sql, project, "killed-run", "lock", [50, 20])  # silent for 20 minutes
+    write_lock_rows(spark_sql, project, "long-run", "lock", [40, 30, 3])  # started 40 min ago, alive
 
     refused = _run_limits(project, expect_success=False)
     held = [line for line in refused.lines if LOCK_HELD in line]
@@ -109,12 +81,12 @@ def test_a_silent_lock_is_taken_over_and_a_heartbeat_keeps_a_lock_alive(
     assert any("took over the manifest lock of invocation killed-run" in line and "silent since" in line
                for line in refused.lines), refused.tail()
     assert not any(status == "success" for status in refused.statuses.values())
-    assert _open_locks(spark_sql, project) == ["long-run"]
+    assert open_locks(spark_sql, project) == ["long-run"]
 
-    _write_lock_rows(spark_sql, project, "long-run", "unlock", [1])  # the long run ends
+    write_lock_rows(spark_sql, project, "long-run", "unlock", [1])  # the long run ends
     ok = _run_limits(project)
     assert not any("took over" in line for line in ok.lines)
-    assert _open_locks(spark_sql, project) == []
+    assert open_locks(spark_sql, project) == []
 
 
 def test_lock_timeout_must_be_a_positive_whole_number(
@@ -130,7 +102,7 @@ def test_lock_timeout_must_be_a_positive_whole_number(
         assert any("spark_incremental__lock_timeout_minutes" in line and "is not allowed" in line
                    for line in result.lines), result.tail()
     assert int(spark_sql.scalar(f"select count(*) from {_log(project)}")) == rows_before
-    assert _open_locks(spark_sql, project) == []
+    assert open_locks(spark_sql, project) == []
 
 
 def test_compaction_keeps_no_released_or_lost_lock(
@@ -142,14 +114,14 @@ def test_compaction_keeps_no_released_or_lost_lock(
     project = new_events_project(make_project, spark_sql, batches=1)
     _run_limits(project)
     # it lost to this run: its lock row is newer than this run's, its unlock older than this run's
-    _write_lock_rows(spark_sql, project, "lost-run", "lock", [-1.0])
-    _write_lock_rows(spark_sql, project, "lost-run", "unlock", [0.005])
+    write_lock_rows(spark_sql, project, "lost-run", "lock", [-1.0])
+    write_lock_rows(spark_sql, project, "lost-run", "unlock", [0.005])
     compacted = _run_limits(project, spark_incremental__manifest_compact_after=0)
     assert any("manifest log compacted" in line for line in compacted.pkg_lines())
     lock_rows = spark_sql.query(f"select state, record_type from {_log(project)} where model = '{LOCK_MODEL}'")
     assert lock_rows == []
     _run_limits(project)  # not refused
-    assert _open_locks(spark_sql, project) == []
+    assert open_locks(spark_sql, project) == []
 
 
 def test_an_uncontended_run_takes_the_lock_without_waiting(
@@ -165,7 +137,7 @@ def test_an_uncontended_run_takes_the_lock_without_waiting(
     assert any(LOCK_MODEL in line and "then state end as holder" in line for line in result.debug_lines)
     assert not any("java.lang.Thread" in line for line in result.debug_lines)
     assert not any("younger lock" in line for line in result.pkg_lines()), result.tail()
-    assert _open_locks(spark_sql, project) == []
+    assert open_locks(spark_sql, project) == []
 
 
 def test_a_run_that_touches_nothing_of_the_package_takes_no_lock(
@@ -182,7 +154,7 @@ def test_a_run_that_touches_nothing_of_the_package_takes_no_lock(
         "{{ config(materialized='table') }}\n"
         "select count(*) as n from {{ ref('spark_incremental_base_events_this_run') }}\n",
     )
-    _write_lock_rows(spark_sql, project, "long-run", "lock", [3])  # a pipeline run is working
+    write_lock_rows(spark_sql, project, "long-run", "lock", [3])  # a pipeline run is working
     rows_before = log_row_count(spark_sql, project)
 
     plain = project.run("run", "--select", "plain_one", vars=now_of(0))
@@ -190,11 +162,11 @@ def test_a_run_that_touches_nothing_of_the_package_takes_no_lock(
     assert not any(LOCK_HELD in line for line in plain.lines)
     assert spark_sql.table_rows(project.relation("plain_one")) == [(1,)]
     assert log_row_count(spark_sql, project) == rows_before
-    assert _open_locks(spark_sql, project) == ["long-run"]
+    assert open_locks(spark_sql, project) == ["long-run"]
 
     reader = project.run("run", "--select", "reads_events", vars=now_of(0), expect_success=False)
     assert any(LOCK_HELD in line and "invocation long-run" in line for line in reader.lines), reader.tail()
-    assert _open_locks(spark_sql, project) == ["long-run"]
+    assert open_locks(spark_sql, project) == ["long-run"]
 
 
 def test_a_run_whose_own_lock_reads_as_released_says_which_row_released_it(
@@ -217,7 +189,7 @@ def test_a_run_whose_own_lock_reads_as_released_says_which_row_released_it(
             # the first line of the invocation: its id is set, its start hook has not run
             if not released:
                 released.append(get_invocation_id())
-                _write_lock_rows(spark_sql, project, released[0], "unlock", [5], writer=writer)
+                write_lock_rows(spark_sql, project, released[0], "unlock", [5], writer=writer)
 
         refused = project.run("run", "--select", LIMITS, vars=now_of(0), expect_success=False,
                               on_line=release_this_id)
@@ -226,101 +198,9 @@ def test_a_run_whose_own_lock_reads_as_released_says_which_row_released_it(
         assert f"by invocation {writer or released[0]})" in stop[0], stop[0]
         assert "'written by the test'" in stop[0], stop[0]
         assert not any(status == "success" for status in refused.statuses.values())
-        assert _open_locks(spark_sql, project) == []
+        assert open_locks(spark_sql, project) == []
     _run_limits(project)
-    assert _open_locks(spark_sql, project) == []
-
-
-SLOW_STEP = """{{ config(materialized='table') }}
--- depends_on: {{ ref('spark_incremental_base_events_in_window') }}
-select reflect('java.lang.Thread', 'sleep', cast(21000 as bigint)) as slept
-"""
-
-AFTER_SLOW_STEP = """{{ config(materialized='table') }}
--- depends_on: {{ ref('slow_step') }}
-{%- set limits = spark_incremental.return_limits_from_model(ref('spark_incremental_base_new_event_limits')) %}
-select 1 as one
-"""
-
-
-def test_a_run_whose_lock_is_taken_over_during_a_long_statement_stops_and_records_nothing(
-    make_project: Callable[..., DbtProject], spark_sql: SparkSql
-) -> None:
-    """A model whose statement runs longer than lock_timeout_minutes lets the next run take
-    the lock over (it sees the lock silent). When the slow run goes on, its next model
-    reads the locks (its own rows are a third of the timeout old), finds its lock released,
-    quotes the row and stops; the models after it fail without another read, and the end
-    hook records nothing. The same slow run whose lock nobody took over goes on, and the
-    tables equal a fault-free run."""
-    from dbt_common.invocation import get_invocation_id
-
-    project = new_events_project(make_project, spark_sql, batches=2)
-    project.run("run", vars=now_of(0))
-    project.write_model("derived/slow_step.sql", SLOW_STEP)
-    project.write_model("derived/after_slow_step.sql", AFTER_SLOW_STEP)
-    before = manifest_state(spark_sql, project)
-    slow_vars = {**now_of(1), "spark_incremental__lock_timeout_minutes": "1"}  # a third: 20 s
-
-    taken: list[str] = []
-
-    def take_over(line: str) -> None:
-        # while slow_step sleeps, another run releases this run's lock, as a takeover does
-        if not taken and "START sql table model" in line and ".slow_step" in line:
-            taken.append(get_invocation_id())
-            _write_lock_rows(spark_sql, project, taken[0], "unlock", [0], writer="taking-over-run")
-
-    lost = project.run("run", vars=slow_vars, expect_success=False, on_line=take_over)
-    assert taken, lost.tail()
-    stops = [line for line in lost.lines if f"this run's lock on the manifest (invocation {taken[0]})" in line]
-    assert stops and "was released while this run worked: 'written by the test'" in stops[0], lost.tail()
-    assert "by invocation taking-over-run)" in stops[0] and "records nothing" in stops[0], stops[0]
-    # (the failed end hook leaves dbt no per-node results: the log lines tell)
-    assert any("OK created sql table model" in line and ".slow_step " in line for line in lost.lines), lost.tail()
-    assert any("ERROR creating sql table model" in line and ".after_slow_step " in line
-               for line in lost.lines), lost.tail()
-    # every later model, and the end hook, stop with the same message
-    assert len([line for line in lost.lines if "was released while this run worked" in line]) >= 2, lost.tail()
-    assert manifest_state(spark_sql, project) == before
-    assert _open_locks(spark_sql, project) == []
-
-    kept = project.run("run", vars=slow_vars)
-    assert not any("was released while this run worked" in line for line in kept.lines), kept.tail()
-    assert manifest_state(spark_sql, project) != before
-    assert _open_locks(spark_sql, project) == []
-    _assert_consistent(spark_sql, project)
-    assert derived(spark_sql, project) == incremental_reference(make_project, spark_sql, runs=2)
-
-
-def test_a_retry_takes_the_run_lock(make_project: Callable[..., DbtProject], spark_sql: SparkSql) -> None:
-    """`dbt retry` writes what the run it repeats writes: it takes the run lock like a run
-    (refused, changing nothing, while another run holds it) and releases it at its end;
-    after the retry and the next run the tables equal a fault-free run."""
-    project = new_events_project(make_project, spark_sql, batches=2)
-    project.run("run", vars=now_of(0))
-    good_sql = project.read_file("models/derived/page_views.sql")
-    project.write_model("derived/page_views.sql", good_sql.replace(
-        "select * from final", "select * from final where assert_true(false) is null"))
-    failed = project.run("run", vars=now_of(1), expect_success=False)
-    assert failed.statuses["page_views"] == "error", failed.statuses
-    project.write_model("derived/page_views.sql", good_sql)
-    after_failure = manifest_state(spark_sql, project)
-
-    _write_lock_rows(spark_sql, project, "long-run", "lock", [3])  # a pipeline run is working
-    refused = project.run("retry", vars=now_of(1), expect_success=False)
-    held = [line for line in refused.lines if LOCK_HELD in line]
-    assert held and "invocation long-run" in held[0], refused.tail()
-    assert not any(status == "success" for status in refused.statuses.values()), refused.statuses
-    assert manifest_state(spark_sql, project) == after_failure
-    assert _open_locks(spark_sql, project) == ["long-run"]
-
-    _write_lock_rows(spark_sql, project, "long-run", "unlock", [0])  # it ends
-    retried = project.run("retry", vars=now_of(1))
-    assert retried.statuses.get("page_views") == "success", retried.statuses
-    assert _open_locks(spark_sql, project) == []
-    project.run("run", vars=now_of(1))
-    assert _open_locks(spark_sql, project) == []
-    _assert_consistent(spark_sql, project)
-    assert derived(spark_sql, project) == incremental_reference(make_project, spark_sql, runs=2)
+    assert open_locks(spark_sql, project) == []
 
 
 def test_the_oldest_lock_waits_for_younger_ones_to_back_off(
@@ -333,24 +213,24 @@ def test_the_oldest_lock_waits_for_younger_ones_to_back_off(
     project = new_events_project(make_project, spark_sql, batches=1)
     _run_limits(project)
     # a younger run that went on: stamped later than the run under test, never released
-    _write_lock_rows(spark_sql, project, "younger-run", "lock", [-10])
+    write_lock_rows(spark_sql, project, "younger-run", "lock", [-10])
     refused = _run_limits(project, expect_success=False)
     assert any("1 younger lock(s) open (younger-run)" in line for line in refused.pkg_lines()), refused.tail()
     held = [line for line in refused.lines if LOCK_HELD in line]
     assert held and "invocation younger-run" in held[0], refused.tail()
     assert not any(status == "success" for status in refused.statuses.values())
-    assert _open_locks(spark_sql, project) == ["younger-run"]
+    assert open_locks(spark_sql, project) == ["younger-run"]
 
     # a younger run that backs off while the run under test waits
-    _write_lock_rows(spark_sql, project, "younger-run", "unlock", [0])
-    _write_lock_rows(spark_sql, project, "backing-off", "lock", [-10])
+    write_lock_rows(spark_sql, project, "younger-run", "unlock", [0])
+    write_lock_rows(spark_sql, project, "backing-off", "lock", [-10])
     proc = project.run_subprocess("run", "--select", LIMITS, vars=now_of(0))
     wait_for(proc, project, "younger lock(s) open (backing-off)")
-    _write_lock_rows(spark_sql, project, "backing-off", "unlock", [0])
+    write_lock_rows(spark_sql, project, "backing-off", "unlock", [0])
     assert proc.wait(timeout=600) == 0, project.subprocess_output(proc)[-3000:]
     output = project.subprocess_output(proc)
     assert "this run proceeds" in output and LOCK_HELD not in output, output[-3000:]
-    assert _open_locks(spark_sql, project) == []
+    assert open_locks(spark_sql, project) == []
 
 
 @pytest.mark.cluster_core
@@ -373,7 +253,7 @@ def test_two_runs_started_together_exactly_one_proceeds(
         assert LOCK_HELD in loser, loser[-2000:]
         assert "OK created" not in loser
         time.sleep(0.5)
-    assert _open_locks(spark_sql, project) == []
+    assert open_locks(spark_sql, project) == []
 
 
 def test_a_killed_runs_lock_is_taken_over_once_silent(

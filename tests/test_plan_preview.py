@@ -26,7 +26,7 @@ from benchmarks.generate import EventsSpec
 from benchmarks.metrics import ScanRead, SqlMetrics, split_dbt_comment
 from tests.harness.dbt import DbtProject, DbtResult
 from tests.harness.sql import SparkSql
-from tests.test_lock import _write_lock_rows
+from tests.test_faults import write_lock_rows
 
 DAYS = 6
 WINDOW_MODEL = "spark_incremental_base_events_in_window"
@@ -112,7 +112,7 @@ def test_plan_writes_nothing_and_predicts_the_run_and_its_scan(
     for step in ("first run (state 1)", "standard run (state 4)"):
         if step.startswith("standard"):
             # another run holds the lock (alive: written a moment ago); the plan does not wait
-            _write_lock_rows(spark_sql, project, "other-run", "lock", [0.1])
+            write_lock_rows(spark_sql, project, "other-run", "lock", [0.1])
         before = _snapshot(spark_sql, project.schema)
         started = time.monotonic()
         result, plan = _plan(project)
@@ -120,7 +120,7 @@ def test_plan_writes_nothing_and_predicts_the_run_and_its_scan(
         assert _snapshot(spark_sql, project.schema) == before, f"{step}: the plan wrote something"
         assert not any("lock" in line.lower() and "wait" in line.lower() for line in result.pkg_lines()), step
         if step.startswith("standard"):
-            _write_lock_rows(spark_sql, project, "other-run", "unlock", [0.0])
+            write_lock_rows(spark_sql, project, "other-run", "unlock", [0.0])
         models = {entry["model"]: entry for entry in plan["models"]}
         assert {WINDOW_MODEL, "sessions", "page_views"} <= set(models), plan
         planned_input = models[WINDOW_MODEL]["inputs"][0]
