@@ -248,7 +248,10 @@
     before its next model, interval batch or manifest append; when its own lock is no
     longer open it stops, quoting the row that released it: this model and every later
     one raise (without reading again), and update_manifest records nothing, so the next
-    run processes the window again. A run that took no lock has nothing to check. -#}
+    run processes the window again. When it still holds its lock but a third of the
+    timeout or more passed since the previous of these points (one model ran that long),
+    it warns: three times as long would have let the next run in. A run that took no lock
+    has nothing to check. -#}
 {% macro _check_run_lock_held() -%}
   {%- set lock = spark_incremental._run_cache('run_lock') -%}
   {%- if 'lost' in lock -%}
@@ -258,9 +261,21 @@
     {{- return(none) -}}
   {%- endif -%}
   {%- set timeout = spark_incremental._lock_timeout_minutes() -%}
-  {%- set silent = (modules.datetime.datetime.utcnow() - lock.last_row_at).total_seconds() -%}
-  {%- if silent < timeout * 20
-        or spark_incremental._open_locks() | selectattr('invocation_id', 'equalto', invocation_id) | list | length > 0 -%}
+  {%- set now = modules.datetime.datetime.utcnow() -%}
+  {%- set silent = (now - lock.last_row_at).total_seconds() -%}
+  {%- set since_previous = (now - lock.get('checked_at', lock.last_row_at)).total_seconds() -%}
+  {%- do lock.update({'checked_at': now}) -%}
+  {%- if silent < timeout * 20 -%}
+    {{- return(none) -}}
+  {%- endif -%}
+  {%- if spark_incremental._open_locks() | selectattr('invocation_id', 'equalto', invocation_id) | list | length > 0 -%}
+    {%- if since_previous >= timeout * 20 -%}
+      {%- do spark_incremental._warn('one model of this run ran ' ~ '%.1f' | format(since_previous / 60)
+          ~ ' minutes (since its previous model began), a third of spark_incremental__lock_timeout_minutes ('
+          ~ timeout ~ ') or more: a model that runs ' ~ timeout ~ ' minutes writes no lock row for that long, and'
+          ~ ' the next run takes the lock over while it works. Raise spark_incremental__lock_timeout_minutes'
+          ~ ' above your longest model.') -%}
+    {%- endif -%}
     {{- return(none) -}}
   {%- endif -%}
   {%- set row = spark_incremental._own_unlock_row() -%}
