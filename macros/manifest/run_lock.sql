@@ -29,9 +29,9 @@
       row, action 'heartbeat'). A lock whose newest row is older than
       spark_incremental__lock_timeout_minutes is silent: its run was killed. The next run
       releases it, says whose lock it took over and why, and proceeds. A run that was
-      only slow (one statement ran longer than the timeout) finds its lock released at
-      its next model or at its end, stops there and records nothing
-      (_check_run_lock_held): the overlap is that one statement.
+      only slow (a statement, or a stretch of models that keep no heartbeat, ran longer
+      than the timeout) finds its lock released at its next model or at its end, stops
+      there and records nothing (_check_run_lock_held): the overlap is that stretch.
     - update_manifest appends the run's 'unlock' row at the end;
       spark_incremental__force_unlock releases every open lock at once. -#}
 {% macro _lock_model_name() -%}
@@ -242,16 +242,16 @@
 
 
 {#- A run whose own lock rows are a third of lock_timeout_minutes old or more (a
-    statement, or a model between two heartbeats, ran that long) may have been taken
+    statement, or models that keep no heartbeat, ran that long) may have been taken
     over meanwhile: another run that saw the lock silent for the timeout released it and
     may be writing the same tables. Such a run reads the open locks (one read of the log)
     before its next model, interval batch or manifest append; when its own lock is no
     longer open it stops, quoting the row that released it: this model and every later
     one raise (without reading again), and update_manifest records nothing, so the next
     run processes the window again. When it still holds its lock but a third of the
-    timeout or more passed since the previous of these points (one model ran that long),
-    it warns: three times as long would have let the next run in. A run that took no lock
-    has nothing to check. -#}
+    timeout or more passed since the previous of these points (a model, or models that
+    keep no heartbeat, ran that long), it warns: three times as long would have let the
+    next run in. A run that took no lock has nothing to check. -#}
 {% macro _check_run_lock_held() -%}
   {%- set lock = spark_incremental._run_cache('run_lock') -%}
   {%- if 'lost' in lock -%}
@@ -270,11 +270,11 @@
   {%- endif -%}
   {%- if spark_incremental._open_locks() | selectattr('invocation_id', 'equalto', invocation_id) | list | length > 0 -%}
     {%- if since_previous >= timeout * 20 -%}
-      {%- do spark_incremental._warn('one model of this run ran ' ~ '%.1f' | format(since_previous / 60)
-          ~ ' minutes (since its previous model began), a third of spark_incremental__lock_timeout_minutes ('
-          ~ timeout ~ ') or more: a model that runs ' ~ timeout ~ ' minutes writes no lock row for that long, and'
-          ~ ' the next run takes the lock over while it works. Raise spark_incremental__lock_timeout_minutes'
-          ~ ' above your longest model.') -%}
+      {%- do spark_incremental._warn('this run went ' ~ '%.1f' | format(since_previous / 60)
+          ~ ' minutes without keeping its lock alive (a model, or models that read neither the run limits nor'
+          ~ ' a managed table, ran that long), a third of spark_incremental__lock_timeout_minutes (' ~ timeout
+          ~ ') or more: ' ~ timeout ~ ' minutes without a lock row let the next run take the lock over while'
+          ~ ' this run works. Raise spark_incremental__lock_timeout_minutes above the longest such stretch.') -%}
     {%- endif -%}
     {{- return(none) -}}
   {%- endif -%}
@@ -282,11 +282,11 @@
   {%- set released = ("was released while this run worked: " ~ row.quoted) if row is not none
       else ("is no longer in " ~ spark_incremental.manifest_log_relation() ~ " (released, and the log compacted since)") -%}
   {%- do lock.update({'lost': "spark_incremental: this run's lock on the manifest (invocation " ~ invocation_id ~ ") "
-      ~ released ~ ". This run wrote no lock row for " ~ '%.1f' | format(silent / 60) ~ " minutes: a statement that"
-      ~ " runs longer than spark_incremental__lock_timeout_minutes (" ~ timeout ~ ") lets the next run take the"
-      ~ " lock over, so another run may have written the same tables since. This run stops here and records"
-      ~ " nothing in the manifest: the next run processes its window again. Raise"
-      ~ " spark_incremental__lock_timeout_minutes above your longest model."}) -%}
+      ~ released ~ ". This run wrote no lock row for " ~ '%.1f' | format(silent / 60) ~ " minutes (a statement,"
+      ~ " or models that keep no heartbeat, ran that long); a lock silent for spark_incremental__lock_timeout_minutes ("
+      ~ timeout ~ ") is taken over by the next run, so another run may have written the same tables since. This"
+      ~ " run stops here and records nothing in the manifest: the next run processes its window again. Raise"
+      ~ " spark_incremental__lock_timeout_minutes above the longest such stretch."}) -%}
   {%- do exceptions.raise_compiler_error(lock.lost) -%}
 {%- endmacro %}
 
