@@ -368,64 +368,94 @@ def test_partial_selection_records_nothing(make_project: Callable[..., DbtProjec
     assert manifest_state(spark_sql, project) == state
 
 
-SLOW_STEP = """{{ config(materialized='table') }}
--- depends_on: {{ ref('spark_incremental_base_events_in_window') }}
-select reflect('java.lang.Thread', 'sleep', cast(21000 as bigint)) as slept
+# a hook that sleeps 21 s in the model the var test_slow_at names (a third of a 1-minute
+# lock timeout is 20 s), and does nothing elsewhere: a pre-hook of a base model (the next
+# model checks the lock), a post-hook of the last tracked model (after its own check: the
+# end hook checks)
+SLOW_HOOK_MACRO = """{% macro test_slow_hook(model_name) -%}
+  {%- if var('test_slow_at', '') == model_name -%}
+    select reflect('java.lang.Thread', 'sleep', cast(21000 as bigint))
+  {%- else -%}
+    select 1
+  {%- endif -%}
+{%- endmacro %}
+"""
+SLOW_MODELS = """
+models:
+  spark_incremental:
+    base:
+      spark_incremental_base_sessions_this_run:
+        +pre-hook: "{{ test_slow_hook('sessions_this_run') }}"
+  spark_incremental_integration_tests:
+    derived:
+      sessions:
+        +post-hook: "{{ test_slow_hook('sessions') }}"
 """
 
-AFTER_SLOW_STEP = """{{ config(materialized='table') }}
--- depends_on: {{ ref('slow_step') }}
-{%- set limits = spark_incremental.return_limits_from_model(ref('spark_incremental_base_new_event_limits')) %}
-select 1 as one
-"""
 
-
-def test_a_run_whose_lock_is_taken_over_during_a_long_statement_stops_and_records_nothing(
+def test_a_run_whose_lock_is_taken_over_while_it_works_stops_and_records_only_what_finished_before(
     make_project: Callable[..., DbtProject], spark_sql: SparkSql
 ) -> None:
-    """41. A model whose statement runs longer than lock_timeout_minutes lets the next run take
-    the lock over (it sees the lock silent). When the slow run goes on, its next model
-    reads the locks (its own rows are a third of the timeout old), finds its lock released,
-    quotes the row and stops; the models after it fail without another read, and the end
-    hook records nothing. The same slow run whose lock nobody took over goes on, warning
-    that its slow model came close, and the tables equal a fault-free run."""
+    """41. A statement longer than lock_timeout_minutes lets the next run take the lock over
+    (it sees the lock silent). Here another run's 'unlock' row is written while a model's
+    hook sleeps past a third of the timeout:
+    - in a base model: the slow run's next model reads the locks, finds its lock released,
+      quotes the row and stops; every later model fails without another read; its end
+      records nothing (the base chain did not finish before the release);
+    - in the last tracked model: the end hook finds the lock released and records only the
+      models that finished before the release (a run whose project models outlast the
+      timeout after the package's still moves the manifest), then fails;
+    - nobody takes the lock over: the run goes on, warning that a model came close, and the
+      tables equal a fault-free run."""
     from dbt_common.invocation import get_invocation_id
 
     project = new_events_project(make_project, spark_sql, batches=2)
     project.run("run", vars=now_of(0))
-    project.write_model("derived/slow_step.sql", SLOW_STEP)
-    project.write_model("derived/after_slow_step.sql", AFTER_SLOW_STEP)
+    project.write_file("macros/test_slow_hook.sql", SLOW_HOOK_MACRO)
+    project.write_file("dbt_project.yml", project.read_file("dbt_project.yml") + SLOW_MODELS)
     before = manifest_state(spark_sql, project)
-    slow_vars = {**now_of(1), "spark_incremental__lock_timeout_minutes": "1"}  # a third: 20 s
 
-    taken: list[str] = []
+    def slow_run(model: str, take_over: bool) -> tuple[DbtResult, str]:
+        taken: list[str] = []
 
-    def take_over(line: str) -> None:
-        # while slow_step sleeps, another run releases this run's lock, as a takeover does
-        if not taken and "START sql table model" in line and ".slow_step" in line:
-            taken.append(get_invocation_id())
-            write_lock_rows(spark_sql, project, taken[0], "unlock", [0], writer="taking-over-run")
+        def on_line(line: str) -> None:
+            # while the model's pre-hook sleeps, another run releases this run's lock
+            if take_over and not taken and "START sql" in line and f".{model} " in line:
+                taken.append(get_invocation_id())
+                write_lock_rows(spark_sql, project, taken[0], "unlock", [0], writer="taking-over-run")
 
-    lost = project.run("run", vars=slow_vars, expect_success=False, on_line=take_over)
-    assert taken, lost.tail()
-    stops = [line for line in lost.lines if f"this run's lock on the manifest (invocation {taken[0]})" in line]
-    assert stops and "was released while this run worked: 'written by the test'" in stops[0], lost.tail()
-    assert "by invocation taking-over-run)" in stops[0] and "records nothing" in stops[0], stops[0]
-    # (the failed end hook leaves dbt no per-node results: the log lines tell)
-    assert any("OK created sql table model" in line and ".slow_step " in line for line in lost.lines), lost.tail()
-    assert any("ERROR creating sql table model" in line and ".after_slow_step " in line
-               for line in lost.lines), lost.tail()
-    # every later model, and the end hook, stop with the same message
-    assert len([line for line in lost.lines if "was released while this run worked" in line]) >= 2, lost.tail()
+        result = project.run("run", vars={**now_of(1), "spark_incremental__lock_timeout_minutes": "1",
+                                          "test_slow_at": model.replace("spark_incremental_base_", "")},
+                             expect_success=not take_over, on_line=on_line)
+        assert taken or not take_over, result.tail()
+        return result, taken[0] if taken else ""
+
+    lost, invocation = slow_run("spark_incremental_base_sessions_this_run", take_over=True)
+    stops = [line for line in lost.lines if f"this run's lock on the manifest (invocation {invocation})" in line]
+    assert len(stops) >= 2, lost.tail()  # the next model's, and every later one's
+    assert "was released while this run worked: 'written by the test'" in stops[0], stops[0]
+    assert "by invocation taking-over-run)" in stops[0], stops[0]
+    assert any("OK created" in line and ".spark_incremental_base_sessions_this_run " in line for line in lost.lines)
+    assert any("ERROR creating" in line and ".spark_incremental_base_events_this_run " in line for line in lost.lines)
     assert manifest_state(spark_sql, project) == before
     assert open_locks(spark_sql, project) == []
 
-    kept = project.run("run", vars=slow_vars)
+    at_end, invocation = slow_run("sessions", take_over=True)
+    assert any(f"(invocation {invocation}) was released while this run worked" in line for line in at_end.lines)
+    assert any("the lock was released before sessions finished" in line for line in at_end.lines), at_end.tail()
+    after = manifest_state(spark_sql, project)
+    assert after["sessions"] == before["sessions"]
+    page_views_first = any("OK created" in line and ".page_views " in line
+                           for line in at_end.lines[:next(i for i, line in enumerate(at_end.lines)
+                                                          if "START sql" in line and ".sessions " in line)])
+    assert (after["page_views"] > before["page_views"]) == page_views_first, (after, before, at_end.tail())
+    assert open_locks(spark_sql, project) == []
+
+    kept, _ = slow_run("sessions", take_over=False)
     assert not any("was released while this run worked" in line for line in kept.lines), kept.tail()
-    # it was close: the slow model gets a warning
     assert any("minutes without keeping its lock alive" in line
                and "Raise spark_incremental__lock_timeout_minutes" in line for line in kept.lines), kept.tail()
-    assert manifest_state(spark_sql, project) != before
+    assert manifest_state(spark_sql, project)["sessions"] > before["sessions"]
     assert open_locks(spark_sql, project) == []
     _assert_consistent(spark_sql, project)
     assert derived(spark_sql, project) == incremental_reference(make_project, spark_sql, runs=2)

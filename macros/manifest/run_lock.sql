@@ -31,7 +31,8 @@
       releases it, says whose lock it took over and why, and proceeds. A run that was
       only slow (a statement, or a stretch of models that keep no heartbeat, ran longer
       than the timeout) finds its lock released at its next model or at its end, stops
-      there and records nothing (_check_run_lock_held): the overlap is that stretch.
+      there and records only the models that finished before the release
+      (_check_run_lock_held): the overlap is that stretch.
     - update_manifest appends the run's 'unlock' row at the end;
       spark_incremental__force_unlock releases every open lock at once. -#}
 {% macro _lock_model_name() -%}
@@ -139,8 +140,9 @@
 
 
 {#- The first 'unlock' row of this invocation's lock in the log (one read): {writer: the
-    invocation that wrote it, quoted: its action, when and by whom, as a message quotes
-    it}, or none when the log holds no such row. -#}
+    invocation that wrote it, written_at: when (its writer's clock, UTC), quoted: its
+    action, when and by whom, as a message quotes it}, or none when the log holds no
+    such row. -#}
 {% macro _own_unlock_row() -%}
   {%- set sql -%}
     select
@@ -160,6 +162,7 @@
     {{- return(none) -}}
   {%- endif -%}
   {{- return({'writer': rows[0][0],
+              'written_at': modules.datetime.datetime.strptime(rows[0][2], '%Y-%m-%d %H:%M:%S.%f'),
               'quoted': "'" ~ rows[0][1] ~ "' (written " ~ rows[0][2] ~ " UTC by invocation " ~ rows[0][0] ~ ")"}) -}}
 {%- endmacro %}
 
@@ -227,7 +230,8 @@
     every managed_incremental model and every interval batch, each first checking that the
     run still holds its lock (_check_run_lock_held). Costs nothing in a short run. -#}
 {% macro _keep_run_lock() -%}
-  {%- if not execute or flags.WHICH not in ['run', 'build'] -%}
+  {#- update_manifest checks the lock itself, then reads the limits: no heartbeat at the end -#}
+  {%- if not execute or flags.WHICH not in ['run', 'build'] or spark_incremental._run_cache('run_lock').get('ending') -%}
     {{- return(none) -}}
   {%- endif -%}
   {%- do spark_incremental._check_run_lock_held() -%}
@@ -245,49 +249,56 @@
     statement, or models that keep no heartbeat, ran that long) may have been taken
     over meanwhile: another run that saw the lock silent for the timeout released it and
     may be writing the same tables. Such a run reads the open locks (one read of the log)
-    before its next model, interval batch or manifest append; when its own lock is no
+    before its next model, interval batch or end-of-run append. When its own lock is no
     longer open it stops, quoting the row that released it: this model and every later
-    one raise (without reading again), and update_manifest records nothing, so the next
-    run processes the window again. When it still holds its lock but a third of the
+    one raise (without reading again); update_manifest calls it with stop=false and gets
+    {message, released_at: when the lock was released, none when the log no longer holds
+    the row}, so that it records only the models that finished before (then raises).
+    Returns none while the run holds its lock. When it still holds it but a third of the
     timeout or more passed since the previous of these points (a model, or models that
     keep no heartbeat, ran that long), it warns: three times as long would have let the
     next run in. A run that took no lock has nothing to check. -#}
-{% macro _check_run_lock_held() -%}
+{% macro _check_run_lock_held(stop=true) -%}
   {%- set lock = spark_incremental._run_cache('run_lock') -%}
-  {%- if 'lost' in lock -%}
-    {%- do exceptions.raise_compiler_error(lock.lost) -%}
-  {%- endif -%}
-  {%- if 'last_row_at' not in lock -%}
-    {{- return(none) -}}
-  {%- endif -%}
-  {%- set timeout = spark_incremental._lock_timeout_minutes() -%}
-  {%- set now = modules.datetime.datetime.utcnow() -%}
-  {%- set silent = (now - lock.last_row_at).total_seconds() -%}
-  {%- set since_previous = (now - lock.get('checked_at', lock.last_row_at)).total_seconds() -%}
-  {%- do lock.update({'checked_at': now}) -%}
-  {%- if silent < timeout * 20 -%}
-    {{- return(none) -}}
-  {%- endif -%}
-  {%- if spark_incremental._open_locks() | selectattr('invocation_id', 'equalto', invocation_id) | list | length > 0 -%}
-    {%- if since_previous >= timeout * 20 -%}
-      {%- do spark_incremental._warn('this run went ' ~ '%.1f' | format(since_previous / 60)
-          ~ ' minutes without keeping its lock alive (a model, or models that read neither the run limits nor'
-          ~ ' a managed table, ran that long), a third of spark_incremental__lock_timeout_minutes (' ~ timeout
-          ~ ') or more: ' ~ timeout ~ ' minutes without a lock row let the next run take the lock over while'
-          ~ ' this run works. Raise spark_incremental__lock_timeout_minutes above the longest such stretch.') -%}
+  {%- if 'lost' not in lock -%}
+    {%- if 'last_row_at' not in lock -%}
+      {{- return(none) -}}
     {%- endif -%}
-    {{- return(none) -}}
+    {%- set timeout = spark_incremental._lock_timeout_minutes() -%}
+    {%- set now = modules.datetime.datetime.utcnow() -%}
+    {%- set silent = (now - lock.last_row_at).total_seconds() -%}
+    {%- set since_previous = (now - lock.get('checked_at', lock.last_row_at)).total_seconds() -%}
+    {%- do lock.update({'checked_at': now}) -%}
+    {%- if silent < timeout * 20 -%}
+      {{- return(none) -}}
+    {%- endif -%}
+    {%- if spark_incremental._open_locks() | selectattr('invocation_id', 'equalto', invocation_id) | list | length > 0 -%}
+      {%- if since_previous >= timeout * 20 -%}
+        {%- do spark_incremental._warn('this run went ' ~ '%.1f' | format(since_previous / 60)
+            ~ ' minutes without keeping its lock alive (a model, or models that read neither the run limits nor'
+            ~ ' a managed table, ran that long), a third of spark_incremental__lock_timeout_minutes (' ~ timeout
+            ~ ') or more: ' ~ timeout ~ ' minutes without a lock row let the next run take the lock over while'
+            ~ ' this run works. Raise spark_incremental__lock_timeout_minutes above the longest such stretch.') -%}
+      {%- endif -%}
+      {{- return(none) -}}
+    {%- endif -%}
+    {%- set row = spark_incremental._own_unlock_row() -%}
+    {%- set released = ("was released while this run worked: " ~ row.quoted) if row is not none
+        else ("is no longer in " ~ spark_incremental.manifest_log_relation() ~ " (released, and the log compacted since)") -%}
+    {%- do lock.update({'lost': {
+        'released_at': row.written_at if row is not none else none,
+        'message': "spark_incremental: this run's lock on the manifest (invocation " ~ invocation_id ~ ") "
+            ~ released ~ ". This run wrote no lock row for " ~ '%.1f' | format(silent / 60) ~ " minutes (a statement,"
+            ~ " or models that keep no heartbeat, ran that long); a lock silent for spark_incremental__lock_timeout_minutes ("
+            ~ timeout ~ ") is taken over by the next run, so another run may have written the same tables since. This"
+            ~ " run stops here; its end records only the models that finished before the release, and the next run"
+            ~ " processes the window again. Raise spark_incremental__lock_timeout_minutes above the longest such stretch.",
+    }}) -%}
   {%- endif -%}
-  {%- set row = spark_incremental._own_unlock_row() -%}
-  {%- set released = ("was released while this run worked: " ~ row.quoted) if row is not none
-      else ("is no longer in " ~ spark_incremental.manifest_log_relation() ~ " (released, and the log compacted since)") -%}
-  {%- do lock.update({'lost': "spark_incremental: this run's lock on the manifest (invocation " ~ invocation_id ~ ") "
-      ~ released ~ ". This run wrote no lock row for " ~ '%.1f' | format(silent / 60) ~ " minutes (a statement,"
-      ~ " or models that keep no heartbeat, ran that long); a lock silent for spark_incremental__lock_timeout_minutes ("
-      ~ timeout ~ ") is taken over by the next run, so another run may have written the same tables since. This"
-      ~ " run stops here and records nothing in the manifest: the next run processes its window again. Raise"
-      ~ " spark_incremental__lock_timeout_minutes above the longest such stretch."}) -%}
-  {%- do exceptions.raise_compiler_error(lock.lost) -%}
+  {%- if stop -%}
+    {%- do exceptions.raise_compiler_error(lock.lost.message) -%}
+  {%- endif -%}
+  {{- return(lock.lost) -}}
 {%- endmacro %}
 
 

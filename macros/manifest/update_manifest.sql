@@ -18,9 +18,16 @@
     {#- start_run took no lock: nothing of the package ran -#}
     {{- return('') -}}
   {%- endif -%}
-  {#- a run whose lock was taken over while a statement ran long records nothing -#}
-  {%- do spark_incremental._check_run_lock_held() -%}
-  {%- set rows = spark_incremental._progress_rows_for_results() -%}
+  {#- a run whose lock was taken over (a statement, or models that keep no heartbeat, ran
+      longer than the timeout) records only the models that finished before the release -#}
+  {%- set lost = spark_incremental._check_run_lock_held(stop=false) -%}
+  {%- do spark_incremental._run_cache('run_lock').update({'ending': true}) -%}
+  {%- set rows = spark_incremental._progress_rows_for_results(
+      results if lost is none else spark_incremental._results_before(results, lost.released_at)) -%}
+  {%- if lost is not none -%}
+    {%- do spark_incremental.append_manifest_rows(rows) -%}
+    {%- do exceptions.raise_compiler_error(lost.message) -%}
+  {%- endif -%}
   {%- if flags.WHICH in ['run', 'build'] -%}
     {#- the run lock taken by start_run ends with the run, in the same insert -#}
     {%- do rows.append({'model': spark_incremental._lock_model_name(), 'record_type': 'unlock',
@@ -35,13 +42,39 @@
 {%- endmacro %}
 
 
-{#- The 'events' rows to record for this invocation's results, logged. -#}
-{% macro _progress_rows_for_results() -%}
+{#- The results of a run whose lock was released at released_at (another run took it
+    over): those of the models that succeeded before that instant (their end by this
+    run's clock, the release by the other run's), and those that did not succeed; the
+    models that succeeded after it are left out (their progress is not recorded) and
+    logged. released_at none (the log no longer holds the row): no success counts. -#}
+{% macro _results_before(run_results, released_at) -%}
+  {%- set kept = [] -%}
+  {%- set late = [] -%}
+  {%- for result in run_results -%}
+    {%- set ended = result.timing | selectattr('name', 'equalto', 'execute') | map(attribute='completed_at') | list -%}
+    {%- if result.status != 'success' or (released_at is not none and ended | length > 0
+          and ended[0].replace(tzinfo=none) < released_at) -%}
+      {%- do kept.append(result) -%}
+    {%- elif result.node.resource_type == 'model' -%}
+      {%- do late.append(result.node.name) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- if late | length > 0 -%}
+    {%- do spark_incremental._log('manifest: the lock was released before ' ~ late | join(', ')
+        ~ ' finished: their progress is not recorded') -%}
+  {%- endif -%}
+  {{- return(kept) -}}
+{%- endmacro %}
+
+
+{#- The 'events' rows to record for `run_results` (this invocation's results, or those of
+    _results_before), logged. -#}
+{% macro _progress_rows_for_results(run_results) -%}
   {%- set tracked = spark_incremental.tracked_models() -%}
   {%- set succeeded = [] -%}
   {%- set failed = [] -%}
   {%- set ran_ok = [] -%}
-  {%- for result in results -%}
+  {%- for result in run_results -%}
     {%- if result.node.resource_type == 'model' -%}
       {%- if result.status == 'success' -%}
         {%- do ran_ok.append(result.node.name) -%}
@@ -62,7 +95,7 @@
   {%- if succeeded | length == 0 -%}
     {{- return([]) -}}
   {%- endif -%}
-  {%- do spark_incremental._forget_full_refreshed(results | selectattr('node.name', 'in', succeeded) | list) -%}
+  {%- do spark_incremental._forget_full_refreshed(run_results | selectattr('node.name', 'in', succeeded) | list) -%}
   {#- a model rebuilt from a window in this run was removed from the manifest before its
       swap (_forget_rebuilt): its progress is not recorded, the next runs backfill it -#}
   {%- set rebuilt = spark_incremental._models_rebuilt_this_run() -%}
@@ -87,7 +120,7 @@
         ~ ' (e.g. dbt run --select +my_model).') -%}
     {{- return([]) -}}
   {%- endif -%}
-  {%- set limits_ran = results | selectattr('node.name', 'equalto', 'spark_incremental_base_new_event_limits')
+  {%- set limits_ran = run_results | selectattr('node.name', 'equalto', 'spark_incremental_base_new_event_limits')
       | selectattr('status', 'equalto', 'success') | list | length > 0 -%}
   {%- set progress = spark_incremental._manifest_progress_rows(succeeded, limits_ran) -%}
   {%- if progress is none -%}
