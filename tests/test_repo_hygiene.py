@@ -1,4 +1,4 @@
-"""Nothing machine-specific is committed: no symlinks, no files dbt generates.
+"""Nothing machine-specific is committed: no symlinks, no files dbt, pip or Python generate.
 
 A clone must work in any folder on any machine. A committed symlink points at a path of
 the machine that made it, and dbt's own files (dbt_packages/, target/, logs/, .user.yml,
@@ -19,6 +19,8 @@ pytestmark = pytest.mark.smoke
 # folders dbt writes into, and files it writes, anywhere in the repository
 _GENERATED_DIRS = {"dbt_packages", "target", "logs"}
 _GENERATED_FILES = {".user.yml", "package-lock.yml"}
+# what pip and Python leave behind (a `pip download` in the checkout, bytecode)
+_BUILD_OUTPUT_SUFFIXES = (".whl", ".tar.gz", ".pyc", ".egg")
 
 
 def _tracked() -> list[tuple[str, str]]:
@@ -47,8 +49,10 @@ def test_no_symlink_or_dbt_generated_file_is_tracked() -> None:
         if PurePosixPath(path).name in _GENERATED_FILES
         or _GENERATED_DIRS & set(PurePosixPath(path).parts[:-1])
     ]
+    built = [path for _, path in tracked if path.endswith(_BUILD_OUTPUT_SUFFIXES)]
     assert symlinks == [], f"symlinks are tracked (they point at one machine's paths): {symlinks}"
     assert generated == [], f"files dbt generates are tracked: {generated}"
+    assert built == [], f"files pip or Python write are tracked: {built}"
 
 
 def test_no_merge_conflict_marker_is_tracked() -> None:
