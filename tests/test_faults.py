@@ -368,13 +368,27 @@ def test_partial_selection_records_nothing(make_project: Callable[..., DbtProjec
     assert manifest_state(spark_sql, project) == state
 
 
-# a hook that sleeps 21 s in the model the var test_slow_at names (a third of a 1-minute
+# a hook that sleeps 21 s in the models the var test_slow_at lists (a third of a 1-minute
 # lock timeout is 20 s), and does nothing elsewhere: a pre-hook of a base model (the next
 # model checks the lock), a post-hook of the last tracked model (after its own check: the
-# end hook checks)
+# end hook checks), a pre-hook of a project model after the package's (the next project
+# model's keep_run_lock hook checks). With test_take_over set, a second hook then writes what a run that took
+# the lock over writes: an 'unlock' row for this run's invocation (at the end of the sleep,
+# so the run's own check before the model has passed)
 SLOW_HOOK_MACRO = """{% macro test_slow_hook(model_name) -%}
-  {%- if var('test_slow_at', '') == model_name -%}
+  {%- if model_name in var('test_slow_at', []) -%}
     select reflect('java.lang.Thread', 'sleep', cast(21000 as bigint))
+  {%- else -%}
+    select 1
+  {%- endif -%}
+{%- endmacro %}
+
+{% macro test_take_over_hook(model_name) -%}
+  {%- if execute and model_name in var('test_slow_at', []) and var('test_take_over', false) -%}
+    insert into {{ spark_incremental.manifest_log_relation() }} partition (batch_id = 'test-take-over')
+    select '""" + LOCK_MODEL + """', 'unlock', cast(null as timestamp), cast(null as string),
+        cast(null as timestamp), cast(null as string), cast(null as string),
+        '{{ invocation_id }}', 'written by the test', 'taking-over-run', current_timestamp()
   {%- else -%}
     select 1
   {%- endif -%}
@@ -385,52 +399,70 @@ models:
   spark_incremental:
     base:
       spark_incremental_base_sessions_this_run:
-        +pre-hook: "{{ test_slow_hook('sessions_this_run') }}"
+        +pre-hook:
+          - "{{ test_slow_hook('sessions_this_run') }}"
+          - "{{ test_take_over_hook('sessions_this_run') }}"
   spark_incremental_integration_tests:
     derived:
       sessions:
-        +post-hook: "{{ test_slow_hook('sessions') }}"
+        +post-hook:
+          - "{{ test_slow_hook('sessions') }}"
+          - "{{ test_take_over_hook('sessions') }}"
+    marts:
+      +materialized: view
+      +pre-hook: "{{ spark_incremental.keep_run_lock() }}"
+      slow_mart:
+        +pre-hook: "{{ test_slow_hook('slow_mart') }}"
 """
+# project models after the package's, keeping the lock alive with the package's hook
+MARTS = {
+    "marts/slow_mart": "select session_identifier from {{ ref('sessions') }}\n",
+    "marts/mart_after": "select count(*) as sessions from {{ ref('slow_mart') }}\n",
+}
 
 
 def test_a_run_whose_lock_is_taken_over_while_it_works_stops_and_records_only_what_finished_before(
     make_project: Callable[..., DbtProject], spark_sql: SparkSql
 ) -> None:
     """41. A statement longer than lock_timeout_minutes lets the next run take the lock over
-    (it sees the lock silent). Here another run's 'unlock' row is written while a model's
-    hook sleeps past a third of the timeout:
+    (it sees the lock silent). Here a model's hook sleeps past a third of the timeout and a
+    second hook then writes the 'unlock' row a run taking the lock over writes:
     - in a base model: the slow run's next model reads the locks, finds its lock released,
       quotes the row and stops; every later model fails without another read; its end
       records nothing (the base chain did not finish before the release);
     - in the last tracked model: the end hook finds the lock released and records only the
       models that finished before the release (a run whose project models outlast the
       timeout after the package's still moves the manifest), then fails;
-    - nobody takes the lock over: the run goes on, warning that a model came close, and the
-      tables equal a fault-free run."""
+    - nobody takes the lock over (the hook sleeps in the base model again, and in a project
+      model after the package's): the run goes on, warning twice that a model came close and
+      naming the timeout it needs, appends one heartbeat after each sleep (its newest lock
+      row is then fresh for every later model; a heartbeat at every model past a third of
+      the timeout used to add one per model), the second one from the next project model's
+      keep_run_lock hook, and the tables equal a fault-free run."""
     from dbt_common.invocation import get_invocation_id
 
     project = new_events_project(make_project, spark_sql, batches=2)
     project.run("run", vars=now_of(0))
     project.write_file("macros/test_slow_hook.sql", SLOW_HOOK_MACRO)
     project.write_file("dbt_project.yml", project.read_file("dbt_project.yml") + SLOW_MODELS)
+    for path, sql in MARTS.items():
+        project.write_model(path, sql)
     before = manifest_state(spark_sql, project)
 
-    def slow_run(model: str, take_over: bool) -> tuple[DbtResult, str]:
-        taken: list[str] = []
+    def slow_run(models: list[str], take_over: bool) -> tuple[DbtResult, str]:
+        invocations: list[str] = []
 
         def on_line(line: str) -> None:
-            # while the model's pre-hook sleeps, another run releases this run's lock
-            if take_over and not taken and "START sql" in line and f".{model} " in line:
-                taken.append(get_invocation_id())
-                write_lock_rows(spark_sql, project, taken[0], "unlock", [0], writer="taking-over-run")
+            if not invocations and "START" in line:
+                invocations.append(get_invocation_id())
 
         result = project.run("run", vars={**now_of(1), "spark_incremental__lock_timeout_minutes": "1",
-                                          "test_slow_at": model.replace("spark_incremental_base_", "")},
+                                          "test_slow_at": [m.replace("spark_incremental_base_", "") for m in models],
+                                          "test_take_over": take_over},
                              expect_success=not take_over, on_line=on_line)
-        assert taken or not take_over, result.tail()
-        return result, taken[0] if taken else ""
+        return result, invocations[0]
 
-    lost, invocation = slow_run("spark_incremental_base_sessions_this_run", take_over=True)
+    lost, invocation = slow_run(["spark_incremental_base_sessions_this_run"], take_over=True)
     stops = [line for line in lost.lines if f"this run's lock on the manifest (invocation {invocation})" in line]
     assert len(stops) >= 2, lost.tail()  # the next model's, and every later one's
     assert "was released while this run worked: 'written by the test'" in stops[0], stops[0]
@@ -440,7 +472,7 @@ def test_a_run_whose_lock_is_taken_over_while_it_works_stops_and_records_only_wh
     assert manifest_state(spark_sql, project) == before
     assert open_locks(spark_sql, project) == []
 
-    at_end, invocation = slow_run("sessions", take_over=True)
+    at_end, invocation = slow_run(["sessions"], take_over=True)
     assert any(f"(invocation {invocation}) was released while this run worked" in line for line in at_end.lines)
     assert any("the lock was released before sessions finished" in line for line in at_end.lines), at_end.tail()
     after = manifest_state(spark_sql, project)
@@ -451,10 +483,18 @@ def test_a_run_whose_lock_is_taken_over_while_it_works_stops_and_records_only_wh
     assert (after["page_views"] > before["page_views"]) == page_views_first, (after, before, at_end.tail())
     assert open_locks(spark_sql, project) == []
 
-    kept, _ = slow_run("sessions", take_over=False)
+    kept, invocation = slow_run(["spark_incremental_base_sessions_this_run", "slow_mart"], take_over=False)
     assert not any("was released while this run worked" in line for line in kept.lines), kept.tail()
     assert any("minutes without keeping its lock alive" in line
-               and "Raise spark_incremental__lock_timeout_minutes" in line for line in kept.lines), kept.tail()
+               and "Keep spark_incremental__lock_timeout_minutes at least 1.5 times the longest such stretch"
+               " (1 for this one)" in line for line in kept.lines), kept.tail()
+    spark_sql.execute(f"refresh table {project.relation('spark_incremental_manifest_log')}")
+    heartbeats = spark_sql.scalar(
+        f"select count(*) from {project.relation('spark_incremental_manifest_log')} "
+        f"where model = '{LOCK_MODEL}' and state = '{invocation}' and action = 'heartbeat'")
+    # one after each sleep: at events_this_run, and at mart_after's keep_run_lock hook
+    assert int(heartbeats) == 2, kept.tail()
+    assert sum("minutes without keeping its lock alive" in line for line in kept.lines) == 2, kept.tail()
     assert manifest_state(spark_sql, project)["sessions"] > before["sessions"]
     assert open_locks(spark_sql, project) == []
     _assert_consistent(spark_sql, project)

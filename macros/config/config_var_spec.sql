@@ -77,7 +77,7 @@
       {'name': 'target_partition_rows', 'type': 'integer', 'default': 1000000, 'minimum': 1,
        'meaning': "target partition size for `partition_strategy='distribution'`"},
       {'name': 'lock_timeout_minutes', 'type': 'integer', 'default': 15, 'minimum': 1,
-       'meaning': 'a run lock silent this long (no heartbeat) is dead: the next run takes it over and says so (a run still working then stops at its next model). Raise it above your longest single model'},
+       'meaning': 'a run lock silent this long (no heartbeat) is dead: the next run takes it over and says so (a run still working then stops at its next model). Keep it at least 1.5 times your longest single model (a run appends a heartbeat at most every third of it)'},
       {'name': 'force_unlock', 'type': 'boolean', 'default': false,
        'meaning': 'release every run lock first (after a killed run)'},
       {'name': 'manifest_compact_after', 'type': 'integer', 'default': 50, 'minimum': 0,

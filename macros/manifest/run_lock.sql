@@ -225,23 +225,37 @@
 {%- endmacro %}
 
 
-{#- Keep this run's lock alive in a long run: once a third of the timeout has passed since
-    the run started, append a heartbeat. Called at every model that reads the run limits,
-    every managed_incremental model and every interval batch, each first checking that the
-    run still holds its lock (_check_run_lock_held). Costs nothing in a short run. -#}
+{#- Keep this run's lock alive in a long run: when its newest own lock row (its lock, or
+    the previous heartbeat) is a third of the timeout old or more, append a heartbeat.
+    Called at every model that reads the run limits, every managed_incremental model and
+    every interval batch, each first checking that the run still holds its lock
+    (_check_run_lock_held). Costs nothing in a run shorter than a third of the timeout,
+    and at most one append per third of the timeout in a longer one, however many models
+    and batches it runs. A run that took no lock keeps none. -#}
 {% macro _keep_run_lock() -%}
   {#- update_manifest checks the lock itself, then reads the limits: no heartbeat at the end -#}
-  {%- if not execute or flags.WHICH not in ['run', 'build'] or spark_incremental._run_cache('run_lock').get('ending') -%}
+  {%- set lock = spark_incremental._run_cache('run_lock') -%}
+  {%- if not execute or flags.WHICH not in ['run', 'build'] or lock.get('ending') -%}
     {{- return(none) -}}
   {%- endif -%}
   {%- do spark_incremental._check_run_lock_held() -%}
-  {%- set started = run_started_at.replace(tzinfo=none) -%}
+  {%- if 'last_row_at' not in lock -%}
+    {{- return(none) -}}
+  {%- endif -%}
   {%- set now = modules.datetime.datetime.utcnow() -%}
-  {%- if (now - started).total_seconds() >= spark_incremental._lock_timeout_minutes() * 20 -%}
+  {%- if (now - lock.last_row_at).total_seconds() >= spark_incremental._lock_timeout_minutes() * 20 -%}
     {%- do spark_incremental.append_manifest_rows([{'model': spark_incremental._lock_model_name(),
         'record_type': 'lock', 'state': invocation_id, 'action': 'heartbeat'}]) -%}
-    {%- do spark_incremental._run_cache('run_lock').update({'last_row_at': now}) -%}
+    {%- do lock.update({'last_row_at': now}) -%}
   {%- endif -%}
+{%- endmacro %}
+
+
+{#- The smallest lock_timeout_minutes (whole minutes) under which a stretch of `seconds`
+    without a lock row cannot let another run in: 1.5 times it (the newest lock row may be a
+    third of the timeout old when the stretch begins), rounded up. -#}
+{% macro _lock_timeout_for(seconds) -%}
+  {{- return((seconds * 1.5 / 60) | round(0, 'ceil') | int) -}}
 {%- endmacro %}
 
 
@@ -256,8 +270,9 @@
     the row}, so that it records only the models that finished before (then raises).
     Returns none while the run holds its lock. When it still holds it but a third of the
     timeout or more passed since the previous of these points (a model, or models that
-    keep no heartbeat, ran that long), it warns: three times as long would have let the
-    next run in. A run that took no lock has nothing to check. -#}
+    keep no heartbeat, ran that long), it warns: twice as long could let the next run in
+    (the newest row may be a third of the timeout old when a stretch begins). A run that
+    took no lock has nothing to check. -#}
 {% macro _check_run_lock_held(stop=true) -%}
   {%- set lock = spark_incremental._run_cache('run_lock') -%}
   {%- if 'lost' not in lock -%}
@@ -277,8 +292,11 @@
         {%- do spark_incremental._warn('this run went ' ~ '%.1f' | format(since_previous / 60)
             ~ ' minutes without keeping its lock alive (a model, or models that read neither the run limits nor'
             ~ ' a managed table, ran that long), a third of spark_incremental__lock_timeout_minutes (' ~ timeout
-            ~ ') or more: ' ~ timeout ~ ' minutes without a lock row let the next run take the lock over while'
-            ~ ' this run works. Raise spark_incremental__lock_timeout_minutes above the longest such stretch.') -%}
+            ~ ') or more. A lock without a new row for ' ~ timeout ~ ' minutes is taken over by the next run, and a'
+            ~ " run's newest lock row may be a third of that old when such a stretch begins: a stretch of "
+            ~ '%.1f' | format(timeout * 2 / 3) ~ ' minutes could let the next run in while this run works. Keep'
+            ~ ' spark_incremental__lock_timeout_minutes at least 1.5 times the longest such stretch ('
+            ~ spark_incremental._lock_timeout_for(since_previous) ~ ' for this one).') -%}
       {%- endif -%}
       {{- return(none) -}}
     {%- endif -%}
@@ -292,7 +310,8 @@
             ~ " or models that keep no heartbeat, ran that long); a lock silent for spark_incremental__lock_timeout_minutes ("
             ~ timeout ~ ") is taken over by the next run, so another run may have written the same tables since. This"
             ~ " run stops here; its end records only the models that finished before the release, and the next run"
-            ~ " processes the window again. Raise spark_incremental__lock_timeout_minutes above the longest such stretch.",
+            ~ " processes the window again. Set spark_incremental__lock_timeout_minutes to at least 1.5 times the longest"
+            ~ " such stretch (" ~ spark_incremental._lock_timeout_for(silent) ~ " for this one).",
     }}) -%}
   {%- endif -%}
   {%- if stop -%}
