@@ -5,6 +5,7 @@ through a first run (state 1) and a standard run (state 4), with another run's l
 in the manifest log for the second plan:
 * the plan writes nothing (the schema's tables, their files and the manifest log are the
   same before and after) and does not wait for the lock;
+* it says who holds the lock: nobody before the first run, the other run before the second;
 * its actions are the ones the following ``dbt run`` logs (state, window; each
   managed_incremental model's planned action);
 * its events input (the window's scan) has the partitions, files and bytes that Spark's
@@ -119,8 +120,14 @@ def test_plan_writes_nothing_and_predicts_the_run_and_its_scan(
         elapsed = time.monotonic() - started
         assert _snapshot(spark_sql, project.schema) == before, f"{step}: the plan wrote something"
         assert not any("lock" in line.lower() and "wait" in line.lower() for line in result.pkg_lines()), step
+        # who holds the lock: nobody before the first run; then the other run (the next run would stop)
         if step.startswith("standard"):
+            assert [(lock["invocation_id"], lock["status"]) for lock in plan["lock"]] == [("other-run", "held")], plan
+            assert any(line.startswith("spark_incremental: run lock: held by invocation other-run")
+                       for line in result.pkg_lines()), result.tail()
             write_lock_rows(spark_sql, project, "other-run", "unlock", [0.0])
+        else:
+            assert plan["lock"] == [] and "spark_incremental: run lock: free (no run holds it)" in result.pkg_lines()
         models = {entry["model"]: entry for entry in plan["models"]}
         assert {WINDOW_MODEL, "sessions", "page_views"} <= set(models), plan
         planned_input = models[WINDOW_MODEL]["inputs"][0]

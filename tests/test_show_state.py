@@ -7,6 +7,7 @@ from typing import Callable
 import tests.generator as gen
 from tests.harness.dbt import DbtProject
 from tests.harness.sql import SparkSql
+from tests.test_faults import write_lock_rows
 from tests.test_sessions import BASE_VARS, _create_events, _ts
 
 INTERVALS_MODEL = """
@@ -31,10 +32,18 @@ def test_show_state_prints_every_model_and_changes_nothing(
     project.write_model("daily_snapshot.sql", FULL_MUTATION_MODEL)
     project.write_model("daily_intervals.sql", INTERVALS_MODEL)
     project.run("run")
+    # another run holds the lock (its last row a moment ago); a killed run's lock is silent
+    write_lock_rows(spark_sql, project, "other-run", "lock", [0.1])
+    write_lock_rows(spark_sql, project, "killed-run", "lock", [40, 20])
     log = project.relation("spark_incremental_manifest_log")
     before = spark_sql.scalar(f"select count(*) from {log}")
 
     result = project.run("run-operation", "spark_incremental.show_state")
+    held = [line for line in result.pkg_lines() if line.startswith("spark_incremental: run lock: held by invocation other-run")]
+    assert len(held) == 1 and "stops before its models" in held[0] and "takes its lock over from" in held[0], result.tail()
+    assert any(line.startswith("spark_incremental: run lock: invocation killed-run (started ")
+               and "has been silent since" in line and "more than 15 minutes" in line
+               for line in result.pkg_lines()), result.tail()
     table = [line for line in result.lines if " | " in line]
     assert table[0].split(" | ")[0].strip() == "model"
     rows = {line.split(" | ")[0].strip(): [cell.strip() for cell in line.split(" | ")] for line in table[1:]}

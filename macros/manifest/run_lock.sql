@@ -194,16 +194,61 @@
 {%- endmacro %}
 
 
+{#- The rule for a dead run's lock: an open lock (from _open_locks) whose newest row
+    (seen_at, its writer's clock) is older than `timeout` minutes by this clock. The run
+    lock takes such a lock over; the plan and show_state report it. -#}
+{% macro _lock_is_silent(holder, timeout) -%}
+  {%- set since = modules.datetime.datetime.utcnow() - modules.datetime.timedelta(minutes=timeout) -%}
+  {{- return(holder.seen_at <= since.strftime('%Y-%m-%d %H:%M:%S.%f')) -}}
+{%- endmacro %}
+
+
+{#- The open run locks, for the read-only reports (plan, show_state): one read of the log
+    that also brings the manifest state (_manifest_current_rows(at_lock=true) reuses it);
+    none read when the log does not exist yet. A list, oldest first, of {invocation_id,
+    locked_at, seen_at (UTC text to the second), status: 'held' (a run of the package's
+    models started now stops before its models) or 'silent' (the next run takes it over:
+    _lock_is_silent), silent_from: when a held lock turns silent if no row comes}, and the
+    lines that say so. Writes nothing. -#}
+{% macro _run_lock_status() -%}
+  {%- set found = {'locks': [], 'lines': []} -%}
+  {%- if spark_incremental._relation_exists(spark_incremental.manifest_log_relation()) -%}
+    {%- set timeout = spark_incremental._lock_timeout_minutes() -%}
+    {%- for holder in spark_incremental._open_locks(with_state=true) -%}
+      {%- set seen = modules.datetime.datetime.strptime(holder.seen_at, '%Y-%m-%d %H:%M:%S.%f') -%}
+      {%- set lock = {'invocation_id': holder.invocation_id, 'locked_at': holder.locked_at[:19],
+          'seen_at': holder.seen_at[:19],
+          'status': 'silent' if spark_incremental._lock_is_silent(holder, timeout) else 'held',
+          'silent_from': (seen + modules.datetime.timedelta(minutes=timeout)).strftime('%Y-%m-%d %H:%M:%S')} -%}
+      {%- do found.locks.append(lock) -%}
+      {%- if lock.status == 'held' -%}
+        {%- do found.lines.append('run lock: held by invocation ' ~ lock.invocation_id ~ ' (started ' ~ lock.locked_at
+            ~ ' UTC, last seen ' ~ lock.seen_at ~ " UTC): a run of the package's models started now stops before its"
+            ~ ' models. If that run is dead, the next run takes its lock over from ' ~ lock.silent_from ~ ' UTC ('
+            ~ timeout ~ ' minutes silent, spark_incremental__lock_timeout_minutes), or at once with'
+            ~ ' spark_incremental__force_unlock') -%}
+      {%- else -%}
+        {%- do found.lines.append('run lock: invocation ' ~ lock.invocation_id ~ ' (started ' ~ lock.locked_at
+            ~ ' UTC) has been silent since ' ~ lock.seen_at ~ ' UTC, more than ' ~ timeout ~ ' minutes: its run was'
+            ~ ' killed, and the next run takes its lock over') -%}
+      {%- endif -%}
+    {%- endfor -%}
+  {%- endif -%}
+  {%- if found.locks | length == 0 -%}
+    {%- do found.lines.append('run lock: free (no run holds it)') -%}
+  {%- endif -%}
+  {{- return(found) -}}
+{%- endmacro %}
+
+
 {#- Release the open locks that have been silent for longer than the timeout (one
     append, with a warning per lock naming it), and return the live ones, oldest first
     (this run's own lock is among them). -#}
 {% macro _take_over_silent_locks(timeout) -%}
-  {%- set now = modules.datetime.datetime.utcnow() -%}
-  {%- set since = (now - modules.datetime.timedelta(minutes=timeout)).strftime('%Y-%m-%d %H:%M:%S.%f') -%}
   {%- set live = [] -%}
   {%- set released = [] -%}
   {%- for holder in spark_incremental._open_locks(with_state=true) -%}
-    {%- if holder.seen_at > since or holder.invocation_id == invocation_id -%}
+    {%- if not spark_incremental._lock_is_silent(holder, timeout) or holder.invocation_id == invocation_id -%}
       {%- do live.append(holder) -%}
     {%- else -%}
       {%- set why = 'silent since ' ~ holder.seen_at ~ ' UTC, more than ' ~ timeout

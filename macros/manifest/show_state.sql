@@ -1,7 +1,8 @@
 {#- dbt run-operation spark_incremental.show_state
     Prints the manifest as a table: each model the package keeps state for (tracked events
     models and managed_incremental models), its kind, its progress, its last refresh, and
-    what the next run would do. Reads only. -#}
+    what the next run would do; first, who holds the run lock, if anyone (_run_lock_status).
+    Reads only. -#}
 {% macro show_state() -%}
   {{- return(adapter.dispatch('show_state', 'spark_incremental')()) -}}
 {%- endmacro %}
@@ -13,10 +14,15 @@
   {%- endif -%}
   {%- set now = spark_incremental.now() -%}
   {%- set log_relation = spark_incremental.manifest_log_relation() -%}
-  {%- set current = spark_incremental._manifest_current_rows() -%}
+  {#- one read of the log: the open locks and the state -#}
+  {%- set lock = spark_incremental._run_lock_status() -%}
+  {%- set current = spark_incremental._manifest_current_rows(at_lock=true) -%}
   {%- set tracked = spark_incremental.tracked_models() -%}
   {%- set managed = spark_incremental._managed_nodes() -%}
   {%- do spark_incremental._log('state at ' ~ spark_incremental._ts_text(now) ~ ' UTC, from ' ~ log_relation) -%}
+  {%- for line in lock.lines -%}
+    {%- do spark_incremental._log(line) -%}
+  {%- endfor -%}
   {%- set limits = none -%}
   {%- if tracked | length > 0 -%}
     {%- set limits = spark_incremental.get_run_limits() -%}

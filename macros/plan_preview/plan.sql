@@ -7,7 +7,9 @@
     (_plan_scan): the events table's partitions in the window's literal bounds (the
     partition filter of every window scan, _events_partition_filter), and for the other
     models the tables they depend on. With spark_incremental__plan_format json it also
-    logs one line 'spark_incremental plan json: {...}'. -#}
+    logs one line 'spark_incremental plan json: {...}'. It also says who holds the run
+    lock, if anyone, and whether the next run would be refused or take it over
+    (_run_lock_status). -#}
 {% macro plan() -%}
   {{- return(adapter.dispatch('plan', 'spark_incremental')()) -}}
 {%- endmacro %}
@@ -21,6 +23,8 @@
   {%- set now = spark_incremental.now() -%}
   {%- set tracked = spark_incremental.tracked_models() -%}
   {%- set managed = spark_incremental._managed_nodes() -%}
+  {#- first: its read of the log brings the manifest state the run limits then use -#}
+  {%- set lock = spark_incremental._run_lock_status() -%}
   {%- set entries = [] -%}
   {%- set limits = none -%}
   {%- if spark_incremental._events_enabled() and spark_incremental._node_by_name('spark_incremental_base_new_event_limits') is not none -%}
@@ -33,6 +37,9 @@
         name in tracked, managed.get(name))) -%}
   {%- endfor -%}
   {%- do spark_incremental._log('plan of the next run at ' ~ spark_incremental._ts_text(now) ~ ' UTC (nothing was written)') -%}
+  {%- for line in lock.lines -%}
+    {%- do spark_incremental._log(line) -%}
+  {%- endfor -%}
   {%- if entries | length == 0 -%}
     {%- do spark_incremental._log('no tracked or managed_incremental models and no events pipeline in this project') -%}
   {%- endif -%}
@@ -40,7 +47,7 @@
   {%- do spark_incremental._plan_print(entries, total) -%}
   {%- if plan_format == 'json' -%}
     {%- do log('spark_incremental plan json: ' ~ tojson({'generated_at': spark_incremental._ts_text(now),
-        'models': entries, 'total': total}, sort_keys=true), info=true) -%}
+        'models': entries, 'total': total, 'lock': lock.locks}, sort_keys=true), info=true) -%}
   {%- endif -%}
   {{- return('') -}}
 {%- endmacro %}
