@@ -7,6 +7,7 @@ pipeline run incrementally without faults, or one run over all the data, as each
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import time
@@ -435,10 +436,10 @@ def test_a_run_whose_lock_is_taken_over_while_it_works_stops_and_records_only_wh
       timeout after the package's still moves the manifest), then fails;
     - nobody takes the lock over (the hook sleeps in the base model again, and in a project
       model after the package's): the run goes on, warning twice that a model came close and
-      naming the timeout it needs, appends one heartbeat after each sleep (its newest lock
-      row is then fresh for every later model; a heartbeat at every model past a third of
-      the timeout used to add one per model), the second one from the next project model's
-      keep_run_lock hook, and the tables equal a fault-free run."""
+      naming the timeout it needs; its lock rows are a third of the timeout apart or more
+      (a heartbeat at every model past a third of the timeout used to add one per model),
+      with one after each sleep, the second from a project model's keep_run_lock hook; and
+      the tables equal a fault-free run."""
     from dbt_common.invocation import get_invocation_id
 
     project = new_events_project(make_project, spark_sql, batches=2)
@@ -449,12 +450,18 @@ def test_a_run_whose_lock_is_taken_over_while_it_works_stops_and_records_only_wh
         project.write_model(path, sql)
     before = manifest_state(spark_sql, project)
 
+    started: dict[str, float] = {}  # the last slow run's models: when each started (epoch s)
+
     def slow_run(models: list[str], take_over: bool) -> tuple[DbtResult, str]:
         invocations: list[str] = []
+        started.clear()
 
         def on_line(line: str) -> None:
             if not invocations and "START" in line:
                 invocations.append(get_invocation_id())
+            found = re.search(r"START sql .*\.(\w+) ", line)
+            if found:
+                started[found.group(1)] = time.time()
 
         result = project.run("run", vars={**now_of(1), "spark_incremental__lock_timeout_minutes": "1",
                                           "test_slow_at": [m.replace("spark_incremental_base_", "") for m in models],
@@ -489,12 +496,17 @@ def test_a_run_whose_lock_is_taken_over_while_it_works_stops_and_records_only_wh
                and "Keep spark_incremental__lock_timeout_minutes at least 1.5 times the longest such stretch"
                " (1 for this one)" in line for line in kept.lines), kept.tail()
     spark_sql.execute(f"refresh table {project.relation('spark_incremental_manifest_log')}")
-    heartbeats = spark_sql.scalar(
-        f"select count(*) from {project.relation('spark_incremental_manifest_log')} "
-        f"where model = '{LOCK_MODEL}' and state = '{invocation}' and action = 'heartbeat'")
-    # one after each sleep: at events_this_run, and at mart_after's keep_run_lock hook
-    assert int(heartbeats) == 2, kept.tail()
-    assert sum("minutes without keeping its lock alive" in line for line in kept.lines) == 2, kept.tail()
+    own_rows = [(str(row[0]), float(row[1])) for row in spark_sql.query(
+        f"select action, unix_micros(written_at) / 1e6 from {project.relation('spark_incremental_manifest_log')} "
+        f"where model = '{LOCK_MODEL}' and state = '{invocation}' and record_type = 'lock' order by 2")]
+    # a heartbeat only when the run's newest lock row is a third of the timeout (20 s) old:
+    # its lock rows are that far apart (a heartbeat at every model past 20 s used to come
+    # seconds apart), and there is one after each sleep, the last from the keep_run_lock
+    # hook of the project model after slow_mart (no package model comes after it)
+    assert [action for action, _ in own_rows][:1] == ["run started"], own_rows
+    assert all(b - a >= 19.5 for (_, a), (_, b) in zip(own_rows, own_rows[1:])), own_rows
+    assert len(own_rows) >= 3 and own_rows[-1][1] >= started["slow_mart"] + 20, (own_rows, started)
+    assert sum("minutes without keeping its lock alive" in line for line in kept.lines) >= 2, kept.tail()
     assert manifest_state(spark_sql, project)["sessions"] > before["sessions"]
     assert open_locks(spark_sql, project) == []
     _assert_consistent(spark_sql, project)

@@ -101,12 +101,15 @@
   {%- endif -%}
   {%- if holder is not none -%}
     {%- do spark_incremental._release_run_lock() -%}
+    {%- set silent_from = modules.datetime.datetime.strptime(holder.seen_at, '%Y-%m-%d %H:%M:%S.%f')
+        + modules.datetime.timedelta(minutes=timeout) -%}
     {%- do exceptions.raise_compiler_error(
         "spark_incremental: another dbt run (invocation " ~ holder.invocation_id ~ ", started "
         ~ holder.locked_at ~ " UTC, last seen " ~ holder.seen_at ~ " UTC) holds the manifest lock;"
         ~ " this run changed nothing. A running run keeps its lock alive; if that run is dead, the"
         ~ " next run takes its lock over once it has been silent for " ~ timeout ~ " minutes"
-        ~ " (spark_incremental__lock_timeout_minutes), or run again now with"
+        ~ " (spark_incremental__lock_timeout_minutes), from " ~ silent_from.strftime('%Y-%m-%d %H:%M:%S')
+        ~ " UTC if it writes no other row, or run again now with"
         ~ " --vars '{spark_incremental__force_unlock: true}' if you are sure it is dead.") -%}
   {%- endif -%}
 {%- endmacro %}
