@@ -101,8 +101,7 @@
   {%- endif -%}
   {%- if holder is not none -%}
     {%- do spark_incremental._release_run_lock() -%}
-    {%- set silent_from = modules.datetime.datetime.strptime(holder.seen_at, '%Y-%m-%d %H:%M:%S.%f')
-        + modules.datetime.timedelta(minutes=timeout) -%}
+    {%- set silent_from = spark_incremental._lock_silent_from(holder, timeout) -%}
     {%- do exceptions.raise_compiler_error(
         "spark_incremental: another dbt run (invocation " ~ holder.invocation_id ~ ", started "
         ~ holder.locked_at ~ " UTC, last seen " ~ holder.seen_at ~ " UTC) holds the manifest lock;"
@@ -197,12 +196,18 @@
 {%- endmacro %}
 
 
-{#- The rule for a dead run's lock: an open lock (from _open_locks) whose newest row
-    (seen_at, its writer's clock) is older than `timeout` minutes by this clock. The run
-    lock takes such a lock over; the plan and show_state report it. -#}
+{#- The rule for a dead run's lock: an open lock (from _open_locks) is silent from
+    `timeout` minutes after its newest row (seen_at, its writer's clock), by this clock.
+    The run lock takes a silent lock over; its refusal, the plan and show_state say from
+    when a held one would be. _lock_silent_from: that moment (UTC datetime). -#}
+{% macro _lock_silent_from(holder, timeout) -%}
+  {{- return(modules.datetime.datetime.strptime(holder.seen_at, '%Y-%m-%d %H:%M:%S.%f')
+      + modules.datetime.timedelta(minutes=timeout)) -}}
+{%- endmacro %}
+
+
 {% macro _lock_is_silent(holder, timeout) -%}
-  {%- set since = modules.datetime.datetime.utcnow() - modules.datetime.timedelta(minutes=timeout) -%}
-  {{- return(holder.seen_at <= since.strftime('%Y-%m-%d %H:%M:%S.%f')) -}}
+  {{- return(spark_incremental._lock_silent_from(holder, timeout) <= modules.datetime.datetime.utcnow()) -}}
 {%- endmacro %}
 
 
@@ -218,11 +223,10 @@
   {%- if spark_incremental._relation_exists(spark_incremental.manifest_log_relation()) -%}
     {%- set timeout = spark_incremental._lock_timeout_minutes() -%}
     {%- for holder in spark_incremental._open_locks(with_state=true) -%}
-      {%- set seen = modules.datetime.datetime.strptime(holder.seen_at, '%Y-%m-%d %H:%M:%S.%f') -%}
       {%- set lock = {'invocation_id': holder.invocation_id, 'locked_at': holder.locked_at[:19],
           'seen_at': holder.seen_at[:19],
           'status': 'silent' if spark_incremental._lock_is_silent(holder, timeout) else 'held',
-          'silent_from': (seen + modules.datetime.timedelta(minutes=timeout)).strftime('%Y-%m-%d %H:%M:%S')} -%}
+          'silent_from': spark_incremental._lock_silent_from(holder, timeout).strftime('%Y-%m-%d %H:%M:%S')} -%}
       {%- do found.locks.append(lock) -%}
       {%- if lock.status == 'held' -%}
         {%- do found.lines.append('run lock: held by invocation ' ~ lock.invocation_id ~ ' (started ' ~ lock.locked_at
