@@ -3,6 +3,7 @@
 A model switched from materialized='incremental' (two lines: the materialization and
 spark_incremental.is_incremental()) keeps dbt's contract on plain parquet: no key =
 append what the query selects, unique_key as a column or a list ('' and [] = no key),
+incremental_strategy='insert_overwrite' replaces the partitions the query writes,
 on_schema_change with dbt's four modes, --full-refresh rebuilds. Each step compares the
 target's rows (every column, sorted) with the rows expected. Several models share each
 dbt invocation to keep the file fast.
@@ -51,7 +52,18 @@ def test_append_and_unique_keys_as_dbt(dbt_project: DbtProject, spark_sql: Spark
     migrated = project.relation("m_migrated")
     spark_sql.create_table(migrated, COLS, [(1, "from dbt", D(2020, 1, 1))])
     project.write_model("m_migrated", switched("", body))
-    names = [*models, "m_migrated"]
+    # incremental_strategy='insert_overwrite' (dbt-spark's): the query's rows replace the
+    # partitions they fall in (unique_key unused); unpartitioned, the query replaces the table
+    overwrite = {
+        "m_overwrite": ", incremental_strategy='insert_overwrite', partition_by='ds'",
+        "m_overwrite_key": ", incremental_strategy='insert_overwrite', partition_by=['ds'], unique_key='id'",
+        "m_overwrite_whole": ", incremental_strategy='insert_overwrite'",
+    }
+    for name, config in overwrite.items():
+        project.write_model(name, f"{{{{ config(materialized='managed_incremental'{config}) }}}}\n\n{body}\n"
+                            "{% if spark_incremental.is_incremental() %}\n"
+                            "where ds >= (select max(ds) from {{ this }})\n{% endif %}\n")
+    names = [*models, "m_migrated", *overwrite]
 
     # run 1: the models are built; the migrated table gets ids past its max (2, 3)
     r1 = run(project, names)
@@ -78,6 +90,17 @@ def test_append_and_unique_keys_as_dbt(dbt_project: DbtProject, spark_sql: Spark
     for name in ["m_key", "m_key_list"]:
         assert rows(spark_sql, project.relation(name)) == FIRST + new, name
     assert rows(spark_sql, migrated) == [(1, "from dbt", D(2020, 1, 1)), *FIRST[1:], *new]
+    # the partitions from 2020-01-02 on are replaced whole: row 3 moved out of 2020-01-02
+    for name in ["m_overwrite", "m_overwrite_key"]:
+        assert rows(spark_sql, project.relation(name)) == rows(spark_sql, src), name
+    assert action(r2, "m_overwrite") == ("wrote 4 rows: replaced 3 partitions"
+                                         " (incremental_strategy 'insert_overwrite')")
+    assert action(r2, "m_overwrite_key") == ("wrote 4 rows: replaced 3 partitions"
+                                             " (incremental_strategy 'insert_overwrite'; unique_key is not used,"
+                                             " as in dbt-spark)")
+    assert rows(spark_sql, project.relation("m_overwrite_whole")) == rows(spark_sql, src)[1:]
+    assert action(r2, "m_overwrite_whole") == ("wrote 4 rows: rewrote the table"
+                                               " (incremental_strategy 'insert_overwrite')")
     appended = state(spark_sql, project, "m_append")
     assert appended["action"] == APPEND_MSG.format(2) and appended["high_water_mark"] is None
 
@@ -157,6 +180,12 @@ BAD = {
                 ["unique_key = 'thisisnotacolumn' is not a column of the model", "id, v, ds"]),
     "bad_key_list": (", unique_key=['id', 'thisisnotacolumn']",
                      ["unique_key = 'thisisnotacolumn' is not a column of the model", "id, v, ds"]),
+    "bad_strategy": (", incremental_strategy='delete+insert'",
+                     ["incremental_strategy = 'delete+insert' is not allowed",
+                      "Allowed: append, merge, insert_overwrite"]),
+    "bad_microbatch": (", incremental_strategy='microbatch'",
+                       ["incremental_strategy = 'microbatch' is not a strategy of managed_incremental",
+                        "declare time intervals instead"]),
     "bad_osc": (", on_schema_change='sync'",
                 ["on_schema_change = 'sync' is not allowed",
                  "Allowed: ignore, fail, append_new_columns, sync_all_columns"]),

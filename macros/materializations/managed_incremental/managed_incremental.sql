@@ -163,7 +163,8 @@
 {#- The one line that says what the run did and why, e.g. 'built once (10 rows)',
     'skipped: immutable', "appended 3 rows with ds > '2020-01-01'",
     'appended 3 rows (no unique_key: plain append, as dbt incremental)',
-    'upserted 7 rows on booking_id: replaced 3 partitions'. -#}
+    'upserted 7 rows on booking_id: replaced 3 partitions',
+    "wrote 5 rows: replaced 2 partitions (incremental_strategy 'insert_overwrite')". -#}
 {% macro _managed_message(plan, cfg, state, result) -%}
   {%- if plan.action == 'skip' -%}
     {{- return(plan.reason) -}}
@@ -194,7 +195,10 @@
   {%- endif -%}
   {%- set detail = (', ' ~ result.detail) if result.detail and result.detail != 'merged' else '' -%}
   {%- set keyed = ' on ' ~ cfg.unique_key | join(', ') -%}
-  {%- if plan.action == 'append' and not plan.by_key -%}
+  {%- if plan.action == 'overwrite' -%}
+    {{- return('wrote ' ~ rows ~ ': ' ~ scope ~ detail ~ " (incremental_strategy 'insert_overwrite'"
+        ~ ('; unique_key is not used, as in dbt-spark' if cfg.unique_key else '') ~ ')') -}}
+  {%- elif plan.action == 'append' and not plan.by_key -%}
     {{- return('appended ' ~ rows ~ where) -}}
   {%- elif plan.action == 'append' -%}
     {{- return('appended ' ~ rows ~ where ~ ' (upsert' ~ keyed ~ ': ' ~ scope ~ detail ~ ')') -}}

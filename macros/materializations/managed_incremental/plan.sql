@@ -24,6 +24,8 @@
              'upsert'        insert or replace the query's rows by unique_key;
              'insert'        insert the query's rows as they are (no mutability, no
                              unique_key: dbt's incremental append);
+             'overwrite'     replace the partitions the query's rows fall in by those rows
+                             (no mutability, incremental_strategy 'insert_overwrite');
              'apply_changes' apply change_plan, the refresh plan of described changes
                              (flags.change_plan, from spark_incremental.refresh_plan());
              'intervals'     process the missing time intervals of `work` (rebuild: create
@@ -128,6 +130,14 @@
   {%- endif -%}
 
   {#- 3. incremental writes -#}
+  {%- if cfg.overwrite_partitions -%}
+    {#- no mutability, incremental_strategy 'insert_overwrite' (dbt-spark's): the query's
+        rows replace the partitions they fall in; unique_key is not used, as in dbt-spark -#}
+    {%- do plan.update({'action': 'overwrite', 'reason': "incremental_strategy 'insert_overwrite': "
+        ~ ('the partitions the query writes are replaced' if cfg.partition_by else
+           'the query replaces the table (no partition_by)')}) -%}
+    {{- return(spark_incremental._managed_plan_done(plan)) -}}
+  {%- endif -%}
   {%- if mtype == 'append' -%}
     {#- no mutability, no unique_key: dbt's incremental append; the query's own
         is_incremental() filter decides what it selects -#}
@@ -202,11 +212,11 @@
 
 
 {#- is_incremental: the model's SQL may read only what is new (append, replace_range,
-    upsert, interval batches). Not for a build, and not for described changes: their
+    upsert, overwrite, interval batches). Not for a build, and not for described changes: their
     scopes may lie anywhere in the history, so the SQL reads everything and the
     materialization narrows it to each scope. -#}
 {% macro _managed_plan_done(plan) -%}
-  {%- do plan.update({'is_incremental': plan.action in ['append', 'insert', 'replace_range', 'upsert']
+  {%- do plan.update({'is_incremental': plan.action in ['append', 'insert', 'overwrite', 'replace_range', 'upsert']
       or (plan.action == 'intervals' and not plan.rebuild)}) -%}
   {{- return(plan) -}}
 {%- endmacro %}

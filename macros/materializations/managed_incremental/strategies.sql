@@ -6,7 +6,9 @@
     append         insert into (no unique_key, nothing to replace)
     insert         insert into, the query as it is (dbt's incremental append)
     replace        parquet/orc: stage, then overwrite only the affected partitions
-                   (the whole table when unpartitioned); delta/iceberg/hudi: delete + merge -#}
+                   (the whole table when unpartitioned); delta/iceberg/hudi: delete + merge
+    overwrite      incremental_strategy 'insert_overwrite': replace as above, keeping no
+                   row of the affected partitions (those the new rows fall in) -#}
 
 {% macro _managed_execute(plan, cfg, target, existing, sql, target_desc) -%}
   {%- if plan.action == 'skip' -%}
@@ -159,6 +161,9 @@ from (
     4. insert overwrite only those partitions from <name>__si_apply (dynamic partition
        overwrite), drop the affected partitions left empty;
     5. drop the staging tables after the state is recorded.
+    An overwrite (incremental_strategy 'insert_overwrite') keeps no target row of the
+    affected partitions, which are then only those the new rows land in: an empty query
+    replaces nothing, or, unpartitioned, empties the table (as dbt-spark's).
     If the run dies in step 4, <name>__si_apply still holds the full new content of the
     affected partitions, and the next run re-applies it first (_managed_recover). An
     unpartitioned target is handled the same way as one partition: the whole table. -#}
@@ -182,7 +187,7 @@ from (
   {%- if partition_columns | length == 0 or (bounded and not bound_in_query) -%}
     {%- set extra = ['cast(min(' ~ cfg.upsert_date_key ~ ') as string)'] if bounded else [] -%}
     {%- set stats = spark_incremental._managed_stats(stage, cfg, 'true', extra) | list -%}
-    {%- if stats[0] == 0 and plan.replace_lower is none -%}
+    {%- if stats[0] == 0 and plan.replace_lower is none and plan.action != 'overwrite' -%}
       {%- do adapter.drop_relation(stage) -%}
       {{- return({'rows': 0, 'partitions': none, 'max': none, 'detail': '', 'nothing': true}) -}}
     {%- endif -%}
@@ -313,6 +318,10 @@ kept as (
         {%- if replaced %}
         and not ({{ replaced | join(' or ') }})
         {%- endif %}
+        {%- if plan.action == 'overwrite' %}
+        -- insert_overwrite: the new rows replace their partitions whole
+        and false
+        {%- endif %}
 ),
 
 {%- if partition_columns %}
@@ -345,7 +354,8 @@ select * from final
 
 {#- ------------------------------------------------------------------ merge -#}
 {#- delta / iceberg / hudi (untested here: no table-format jars in the test setup):
-    delete the replaced along range, then MERGE on unique_key (or insert). Each
+    delete the replaced along range (an overwrite: the new rows' partitions), then MERGE
+    on unique_key (or insert). Each
     statement is atomic on these formats; a run that dies between them is repaired by
     the next run, which replaces the same range again (the state is written last). -#}
 {% macro _managed_merge(plan, cfg, target, sql, target_desc) -%}
@@ -356,6 +366,11 @@ select * from final
   {%- if plan.replace_lower is not none -%}
     {%- do adapter.execute('delete from ' ~ target ~ ' where ' ~ spark_incremental._along_window_sql(cfg.along,
         {'lower': plan.replace_lower, 'lower_op': '>', 'upper': none}, cfg.along_type), fetch=false) -%}
+  {%- elif plan.action == 'overwrite' -%}
+    {#- insert_overwrite: the partitions of the new rows (all rows when unpartitioned) -#}
+    {%- set names = target_desc.partition_by | join(', ') -%}
+    {%- do adapter.execute('delete from ' ~ target ~ ((' where (' ~ names ~ ') in (select distinct ' ~ names
+        ~ ' from ' ~ stage ~ ')') if names else ''), fetch=false) -%}
   {%- endif -%}
   {%- if plan.by_key -%}
     {%- set merge_sql -%}

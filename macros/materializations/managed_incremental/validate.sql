@@ -10,8 +10,9 @@
       key, for messages), min / max (text or none), update_cron (text or none), cron
       (parsed), grace (parsed, see _grace_parse), unique_key / partition_by (lists),
       file_format, upsert_date_key, upsert_lookback_days, forward_only, schema_change
-      (see _on_schema_change_settings), fingerprint (the settings whose change forces a
-      rebuild). -#}
+      (see _on_schema_change_settings), overwrite_partitions (incremental_strategy
+      'insert_overwrite' without mutability), fingerprint (the settings whose change
+      forces a rebuild). -#}
 {% macro _managed_mutability_types() -%}
   {{- return({
       'immutable': [],
@@ -207,6 +208,21 @@
         ~ " Allowed: indicator, user, distribution (or unset: partition_by as written).") -%}
   {%- endif -%}
 
+  {#- dbt's incremental_strategy, as dbt-spark reads it, for a model that declares no
+      mutability (a declared mutability decides what is replaced): insert_overwrite
+      replaces the partitions the query writes (the whole table without partition_by),
+      append and merge write by unique_key as without it -#}
+  {%- set strategy = conf.get('incremental_strategy') -%}
+  {%- if strategy == 'microbatch' -%}
+    {%- do exceptions.raise_compiler_error(prefix ~ "incremental_strategy = 'microbatch' is not a strategy of"
+        ~ " managed_incremental: declare time intervals instead (time_column, start, interval_unit, batch_size;"
+        ~ " README, 'Time intervals'), which keep the done intervals in the manifest."
+        ~ " Allowed: append, merge, insert_overwrite (or unset).") -%}
+  {%- elif strategy is not none and strategy not in ['append', 'merge', 'insert_overwrite'] -%}
+    {%- do exceptions.raise_compiler_error(prefix ~ "incremental_strategy = '" ~ strategy ~ "' is not allowed."
+        ~ " Allowed: append, merge, insert_overwrite (dbt-spark's; or unset).") -%}
+  {%- endif -%}
+
   {#- skip the run when the window brings nothing new (a model of the sessionised
       pipeline: it reads spark_incremental_base_events_this_run or the window) -#}
   {%- set skip_without_new_events = conf.get('skip_without_new_events', false) -%}
@@ -237,6 +253,7 @@
       'forward_only': forward_only,
       'schema_change': schema_change,
       'partition_strategy': partition_strategy,
+      'overwrite_partitions': strategy == 'insert_overwrite' and not declared,
       'skip_without_new_events': skip_without_new_events,
       'fingerprint': {
           'mutability_type': mutability_type,
