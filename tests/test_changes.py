@@ -328,7 +328,9 @@ def test_a_change_never_moves_the_high_water_mark(make_project, spark_sql: Spark
 
 def test_a_retry_does_not_add_the_rows_twice(make_project, spark_sql: SparkSql) -> None:
     """A run that describes ADD_ROWS, in which one model applies them and another model
-    fails, is run again with the same description: the rows are added once."""
+    fails, is run again with the same description: the rows are added once. A described
+    change that would rebuild a model kept by full_refresh=false stops the run before any
+    model applies it."""
     project = make_project()
     schema = project.schema
     write_models(project, ["fct_sales_append"])
@@ -336,9 +338,12 @@ def test_a_retry_does_not_add_the_rows_twice(make_project, spark_sql: SparkSql) 
         "{{ config(materialized='table') }}\n\n"
         "select * from {{ source('shop', 'sales') }}\n"
         "where {{ 'true' if var('fragile_ok', true) else 'no_such_column = 1' }}\n"))
+    # kept: a model whose table full_refresh=false keeps (built here, selected again at the end)
+    project.write_model("changes_test/kept", MODELS["agg_by_product"][0].replace(
+        "materialized='managed_incremental',", "materialized='managed_incremental', full_refresh=false,"))
     sales = [(i, "P1", i, d(f"2024-01-0{i}")) for i in range(1, 4)]
     set_sources(spark_sql, schema, sales, [("P1", "A")])
-    project.run("run", "-s", "fct_sales_append", "fragile", vars={"spark_incremental__now": NOW})
+    project.run("run", "-s", "fct_sales_append", "fragile", "kept", vars={"spark_incremental__now": NOW})
     spark_sql.insert_rows(f"{schema}.sales", SALES, [(9, "P1", 9, d("2024-01-02"))])
     change = [{"table": "sales", "type": "ADD_ROWS", "scope": "sales.sale_id = 9"}]
     failed = project.run(
@@ -352,6 +357,20 @@ def test_a_retry_does_not_add_the_rows_twice(make_project, spark_sql: SparkSql) 
     assert any("were already applied to this model by an earlier run" in line for line in retried.pkg_lines()), \
         retried.tail(40)
     assert_equals_rebuild(spark_sql, schema, ["fct_sales_append"])
+
+    # a change that would rebuild `kept` (its rows do not carry sale_id) stops the run in the
+    # start hook, before fct_sales_append adds the rows
+    spark_sql.insert_rows(f"{schema}.sales", SALES, [(10, "P1", 10, d("2024-01-03"))])
+    refused = project.run(
+        "run", "-s", "fct_sales_append", "kept", expect_success=False,
+        vars={"spark_incremental__now": NOW,
+              "spark_incremental__changes": [{"table": "sales", "type": "ADD_ROWS", "scope": "sales.sale_id = 10"}]})
+    text = refused.text() + "\n" + str(refused.exception)
+    assert ("model 'kept' must be rebuilt (full refresh: the scope of the change on sales reads sale_id" in text
+            and "its config full_refresh=false keeps its table" in text), refused.tail(40)
+    assert "fct_sales_append" not in refused.statuses, refused.statuses
+    assert spark_sql.scalar(f"select count(*) from {fresh(spark_sql, f'{schema}.fct_sales_append')}"
+                            " where sale_id = 10") == 0
 
 
 def test_changes_file_without_the_hook(make_project, spark_sql: SparkSql, tmp_path) -> None:

@@ -1,9 +1,8 @@
 {#- Before a managed_incremental model is rebuilt (plan action 'build', or 'intervals' with
     rebuild), and before anything is written: the bookkeeping that keeps history.
 
-    1. A model whose config says full_refresh=false (the package ties its base state
-       models to spark_incremental__allow_refresh) is not rebuilt over its table for any
-       reason: the run stops with the reason and the way out.
+    1. A model whose config says full_refresh=false is not rebuilt over its table for any
+       reason: the run stops with the reason and the way out (_refuse_kept_table_rebuild).
     2. A model fed by the events window: _forget_rebuilt (the one rule) removes it, or
        every tracked model for the lifecycle manifest, from the manifest; the build is
        then empty (plan.empty) and the next runs backfill it from start_date.
@@ -19,13 +18,7 @@
     {{- return(plan) -}}
   {%- endif -%}
   {%- set windowed = spark_incremental._is_windowed_model(cfg.model) -%}
-  {%- if model.config.get('full_refresh') is sameas false -%}
-    {%- do exceptions.raise_compiler_error("spark_incremental: model '" ~ cfg.model ~ "' must be rebuilt ("
-        ~ plan.reason ~ "), but its config full_refresh=false keeps its table; nothing was written. Either undo"
-        ~ " what asks for the rebuild, or allow it: remove full_refresh=false from the model's config (for the"
-        ~ " package's base models, run with --vars '{spark_incremental__allow_refresh: true}') and run again. "
-        ~ spark_incremental._rebuild_cost_text(cfg.model)) -%}
-  {%- endif -%}
+  {%- do spark_incremental._refuse_kept_table_rebuild(model, plan.reason) -%}
   {%- if plan.action == 'build' and windowed -%}
     {%- set forgotten = spark_incremental._forget_rebuilt(cfg.model, plan.reason) -%}
     {%- if forgotten | length > 0 -%}
