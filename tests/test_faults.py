@@ -317,7 +317,8 @@ def test_empty_events_table_runs_and_records_nothing(
     """8. An empty events table: the run succeeds, processes nothing, records nothing."""
     project = new_events_project(make_project, spark_sql, batches=0)
     result = project.run("run", vars=now_of(0))
-    assert "spark_incremental: manifest: nothing processed and no events past the window; nothing to record" in result.pkg_lines()
+    assert ("spark_incremental: manifest: no event newer than what the models have processed, and none past the"
+            " window: nothing to record") in result.pkg_lines()
     assert manifest_state(spark_sql, project) == {}
     assert spark_sql.scalar(f"select count(*) from {project.relation('sessions')}") == 0
 

@@ -27,6 +27,14 @@ LATE_LOAD = [
     ("l2", "late", "page_view", "2021-01-01 18:04:00"),
     ("b3", "b", "page_view", "2021-01-01 20:01:00"),
 ]
+# loaded an hour later, newer than every event, and dropped by the pipeline: a later copy of
+# b2 (deduplicated) and an event without a session id (filtered). The run after them
+# processes once (b2's copy passes the window's filter), then nothing is new again
+DROPPED = [
+    ("b2", "b", "page_ping", "2021-01-01 21:05:00"),
+    ("x1", None, "page_view", "2021-01-01 21:10:00"),
+]
+L3 = "2021-01-02 01:30:00"
 DERIVED = ("sessions", "page_views", "spark_incremental_base_sessions_lifecycle_manifest")
 VARS = {"spark_incremental__start_date": "2021-01-01", "spark_incremental__lookback_window_hours": 6}
 
@@ -42,23 +50,30 @@ def _tables(spark_sql: SparkSql, project: DbtProject) -> dict[str, list[tuple]]:
 _FULL_RUN: dict[str, dict[str, list[tuple]]] = {}
 
 
-@pytest.fixture
-def full_run(make_project: Callable[..., DbtProject], spark_sql: SparkSql) -> dict[str, list[tuple]]:
-    """The derived tables of one run over every event (computed once per session)."""
-    if "rows" in _FULL_RUN:
-        return _FULL_RUN["rows"]
+def _one_run(make_project: Callable[..., DbtProject], spark_sql: SparkSql,
+             loads: list[tuple[str, list[tuple]]]) -> dict[str, list[tuple]]:
     project = make_project(**VARS)
     spark_sql.create_table(_events_table(project), gen.EVENT_COLUMNS, [])
-    _load(spark_sql, project, L1, FIRST_LOAD)
-    _load(spark_sql, project, L2, LATE_LOAD)
-    project.run("run", vars={"spark_incremental__now": L2})
-    _FULL_RUN["rows"] = _tables(spark_sql, project)
-    return _FULL_RUN["rows"]
+    for loaded, events in loads:
+        _load(spark_sql, project, loaded, events)
+    project.run("run", vars={"spark_incremental__now": loads[-1][0]})
+    return _tables(spark_sql, project)
+
+
+@pytest.fixture
+def full_run(make_project: Callable[..., DbtProject], spark_sql: SparkSql) -> dict[str, dict[str, list[tuple]]]:
+    """The derived tables of one run over every event up to the late load, and up to the
+    dropped rows (computed once per session)."""
+    if not _FULL_RUN:
+        _FULL_RUN["late"] = _one_run(make_project, spark_sql, [(L1, FIRST_LOAD), (L2, LATE_LOAD)])
+        _FULL_RUN["dropped"] = _one_run(make_project, spark_sql, [(L1, FIRST_LOAD), (L2, LATE_LOAD), (L3, DROPPED)])
+    return _FULL_RUN
 
 
 @pytest.mark.parametrize("load_timestamp", ["load_tstamp", None])
 def test_late_loads_without_newer_events_are_processed(
-    make_project: Callable[..., DbtProject], spark_sql: SparkSql, full_run: dict, load_timestamp: str | None
+    make_project: Callable[..., DbtProject], spark_sql: SparkSql, full_run: dict[str, dict[str, list[tuple]]],
+    load_timestamp: str | None
 ) -> None:
     project = make_project(**VARS, spark_incremental__load_timestamp=load_timestamp)
     spark_sql.create_table(_events_table(project), gen.EVENT_COLUMNS, [])
@@ -71,10 +86,10 @@ def test_late_loads_without_newer_events_are_processed(
     late = project.run("run", vars={"spark_incremental__now": L2})
     rule = next(line for line in late.pkg_lines() if line.startswith("spark_incremental: no event after"))
     if load_timestamp:
-        assert "events loaded after the load watermark timestamp'2021-01-02 00:00:00.000000'" in rule
+        assert "events loaded after the load watermark '2021-01-02 00:00:00.000000'" in rule
     else:
         assert "the events table has no load timestamp" in rule
-    assert _tables(spark_sql, project) == full_run
+    assert _tables(spark_sql, project) == full_run["late"]
 
     idle = project.run("run", vars={"spark_incremental__now": L2})
     rule = next(line for line in idle.pkg_lines() if line.startswith("spark_incremental: no event after"))
@@ -83,4 +98,16 @@ def test_late_loads_without_newer_events_are_processed(
         assert "spark_incremental: manifest: no event arrived since the last run; nothing to record" in idle.pkg_lines()
     else:  # no way to tell: the lookback window is processed again, and changes nothing
         assert "the lookback window is processed again" in rule
-    assert _tables(spark_sql, project) == full_run
+    assert _tables(spark_sql, project) == full_run["late"]
+
+    # newest rows that the pipeline drops: processed once, then nothing new (with a load
+    # timestamp) or the no-load-timestamp rule, never a standard run again
+    _load(spark_sql, project, L3, DROPPED)
+    project.run("run", vars={"spark_incremental__now": L3})
+    assert _tables(spark_sql, project) == full_run["dropped"]
+    after = project.run("run", vars={"spark_incremental__now": L3})
+    rule = next(line for line in after.pkg_lines() if line.startswith("spark_incremental: no event after"))
+    assert rule.startswith("spark_incremental: no event after '2021-01-01 21:05:00'"), rule
+    assert ("nothing loaded into the lookback window since the load watermark" if load_timestamp
+            else "the lookback window is processed again") in rule
+    assert _tables(spark_sql, project) == full_run["dropped"]

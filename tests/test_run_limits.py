@@ -228,7 +228,7 @@ def test_no_new_events_means_an_empty_window(
         "spark_incremental: processing data between '2021-01-08 08:00:01' and '2021-01-08 08:00:01'",
     ]
     assert ("spark_incremental: no event after '2021-01-08 08:00:00' (the models' last_success); nothing loaded"
-            " into the lookback window since the load watermark timestamp'2021-01-08 08:00:00.000000'"
+            " into the lookback window since the load watermark '2021-01-08 08:00:00.000000'"
             " (load_tstamp): nothing to process, every model skips its work") in idle.pkg_lines()
     # extra_tracked, a plain table, reads events_this_run: that one is rebuilt empty; the
     # other run tables, read only by the package's models, are kept as the last run left them
@@ -270,7 +270,7 @@ def test_no_new_events_means_an_empty_window(
     caught = project.run("run")
     assert state_lines(caught.pkg_lines())[1] == (
         "spark_incremental: processing data between '2021-01-08 02:00:00' and '2021-01-11 08:00:00'")
-    assert any("events loaded after the load watermark timestamp'2021-01-08 08:00:00.000000' (load_tstamp)"
+    assert any("events loaded after the load watermark '2021-01-08 08:00:00.000000' (load_tstamp)"
                " lie in the lookback window: processing it" in line for line in caught.pkg_lines())
     assert "late" in {row[0] for row in spark_sql.query(
         f"select event_id from {project.relation('spark_incremental_base_events_this_run')}")}
@@ -279,7 +279,7 @@ def test_no_new_events_means_an_empty_window(
     # the watermark moved: the next run with nothing new skips again
     again = project.run("run")
     assert rows("spark_incremental_base_events_this_run") == 0
-    assert any("nothing loaded into the lookback window since the load watermark timestamp'2021-01-08 09:00:00.000000'"
+    assert any("nothing loaded into the lookback window since the load watermark '2021-01-08 09:00:00.000000'"
                in line for line in again.pkg_lines())
 
     # a run with a new event: its window reaches back over the lookback

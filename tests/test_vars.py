@@ -122,6 +122,13 @@ def test_bad_values_stop_the_run_and_write_nothing(
             failures.append(f"{var}: no fix in the message\n{result.tail(8)}")
         if _state(project, spark_sql) != before:
             failures.append(f"{var}={value!r}: something was written")
+    # the clock pinned by the environment (read at execution only) is checked by the start
+    # hook too, before the lock is taken
+    project.env_vars = {"spark_incremental__now": "SPARK_INCREMENTAL_NOW"}
+    result = project.run("run", vars={"spark_incremental__now": "2021-1-6 25:00"}, expect_success=False)
+    text = result.text() + repr(result.exception)
+    if "SPARK_INCREMENTAL_NOW" not in text or "on-run-start" not in text or _state(project, spark_sql) != before:
+        failures.append(f"SPARK_INCREMENTAL_NOW: not stopped by the start hook before any write\n{result.tail(8)}")
     assert not failures, "\n\n".join(failures)
 
 

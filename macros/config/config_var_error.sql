@@ -3,6 +3,8 @@
 {% macro _config_var_error(entry, value, problem) -%}
   {%- set default = entry.default -%}
   {%- set example = default if default is not none and default != [] else '...' -%}
+  {#- as YAML reads it (true, not Python's True) -#}
+  {%- set example = (example | string | lower) if example is sameas true or example is sameas false else example -%}
   {{- return("spark_incremental: spark_incremental__" ~ entry.name ~ " = "
       ~ spark_incremental._config_value_shown(value) ~ " (" ~ spark_incremental._config_value_type(value)
       ~ ") is not allowed: it must be " ~ problem

@@ -5,7 +5,8 @@
     run, nothing to explain), 'gap': bool (no newer event in the window, but events past
     it: get_run_limits skips the gap, _first_event_after)}.
 
-    Nothing is new when no event is newer than the models' last_success (to the second,
+    Nothing is new when no event the window would keep (_session_event_filter) is newer
+    than the models' last_success (to the second,
     so 'newer' starts at next_second, up to any time: events past the window need the
     normal window, or a gap in the data could never be crossed) and nothing arrived that
     the standard window would read: an older session's late events, loaded since the
@@ -26,8 +27,12 @@
   {%- set watermark = spark_incremental._load_watermark() if load_column is not none else none -%}
   {%- set session_timestamp = adapter.quote(spark_incremental.get_config_var('session_timestamp')) -%}
   {%- set newer = session_timestamp ~ ' > ' ~ spark_incremental._ts_literal(next_second) -%}
+  {#- only events the window would keep count (the window's own filter: a session id, not
+      sent too late, of the app_ids): a newer row it drops would otherwise make every
+      later run process the lookback window again -#}
+  {%- set kept = spark_incremental._session_event_filter(spark_incremental.validate_session_vars()) -%}
   {%- if watermark is none -%}
-    {%- if spark_incremental._events_exist_after(next_second, limits.upper_limit) -%}
+    {%- if spark_incremental._events_exist_after(next_second, limits.upper_limit, kept) -%}
       {{- return({'skip': false, 'rule': none, 'gap': false}) -}}
     {%- elif spark_incremental._events_exist_after(limits.upper_limit) -%}
       {{- return({'skip': false, 'rule': none, 'gap': true}) -}}
@@ -40,6 +45,7 @@
         ~ ' once, to record one'}) -}}
   {%- endif -%}
   {%- set since = spark_incremental._ts_literal_precise(watermark) -%}
+  {%- set since_text = "'" ~ watermark.strftime('%Y-%m-%d %H:%M:%S.%f') ~ "'" -%}
   {%- set late = session_timestamp ~ ' <= ' ~ spark_incremental._ts_literal(next_second)
       ~ ' and ' ~ adapter.quote(load_column) ~ ' > ' ~ since -%}
   {#- one statement, two limit-1 parts: an event to process within the window's partitions
@@ -54,6 +60,7 @@
         where
             {{ spark_incremental.events_window_filter(limits.lower_limit, limits.upper_limit) }}
             and ({{ newer }} or ({{ late }}))
+            and {{ kept }}
         limit 1
     )
     union all
@@ -79,15 +86,15 @@
   {%- endif -%}
   {%- if 'window' in parts -%}
     {#- late loads into the lookback: newer events in the window, past it (a gap), or none -#}
-    {%- if spark_incremental._events_exist_after(next_second, limits.upper_limit) -%}
+    {%- if spark_incremental._events_exist_after(next_second, limits.upper_limit, kept) -%}
       {{- return({'skip': false, 'rule': none, 'gap': false}) -}}
     {%- elif 'past' in parts -%}
       {{- return({'skip': false, 'rule': none, 'gap': true}) -}}
     {%- endif -%}
-    {{- return({'skip': false, 'rule': 'events loaded after the load watermark ' ~ since ~ ' (' ~ load_column
+    {{- return({'skip': false, 'rule': 'events loaded after the load watermark ' ~ since_text ~ ' (' ~ load_column
         ~ ') lie in the lookback window: processing it', 'gap': false}) -}}
   {%- endif -%}
-  {{- return({'skip': true, 'rule': 'nothing loaded into the lookback window since the load watermark ' ~ since
+  {{- return({'skip': true, 'rule': 'nothing loaded into the lookback window since the load watermark ' ~ since_text
       ~ ' (' ~ load_column ~ '): nothing to process, every model skips its work', 'gap': false}) -}}
 {%- endmacro %}
 

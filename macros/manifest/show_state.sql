@@ -44,7 +44,7 @@
       {%- set node = managed[name] -%}
       {%- set planned = spark_incremental._managed_plan_for_node(node, api.Relation.create(
           database=node.database, schema=node.schema, identifier=node.alias, type='table'),
-          false, false, preview=true) -%}
+          false, false, preview=true, limits=limits) -%}
       {%- do kinds.append('managed: ' ~ planned.cfg.mutability_type) -%}
       {%- if row.get('high_water_mark') is not none -%}
         {%- do progress.append('high-water mark ' ~ row.high_water_mark ~ ' (' ~ row.high_water_mark_type ~ ')') -%}

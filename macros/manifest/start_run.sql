@@ -19,6 +19,8 @@
   {%- if flags.WHICH not in ['run', 'build'] -%}
     {{- return('') -}}
   {%- endif -%}
+  {#- a bad pinned clock (SPARK_INCREMENTAL_NOW is read at execution only) stops the run here -#}
+  {%- do spark_incremental.now() -%}
   {%- if values.events_enabled and not values.offline_compile and spark_incremental._selects_base_models() -%}
     {%- do spark_incremental._check_events_table() -%}
     {#- a restatement of the event pipeline: its range is checked against the manifest here -#}

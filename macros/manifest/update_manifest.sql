@@ -1,6 +1,9 @@
 {#- on-run-end: record progress for the tracked models that succeeded in this invocation.
     Use as: on-run-end: "{{ spark_incremental.update_manifest() }}"
-    last_success = max(session timestamp) of spark_incremental_base_events_this_run; a model
+    last_success = max(session timestamp) of the run's window (spark_incremental_base_events_in_window:
+    every event it read, those it then dropped too: a duplicate's later copy, an event past
+    its session's cap, a quarantined session's; they stay dropped, and a newer one that
+    counted as new would make every later run process the lookback again); a model
     that made no progress while events exist past the window (a gap in the data longer
     than backfill_limit_days) moves to upper_limit; a restatement (state 5) records
     nothing. Appends to the log; never rewrites. -#}
@@ -90,7 +93,7 @@
   {%- endfor -%}
   {%- if failed | length > 0 -%}
     {%- do spark_incremental._log('manifest unchanged for ' ~ failed | join(', ')
-        ~ '; the next run will sync them (state 3)') -%}
+        ~ '; the next run catches them up (state 3 if other tracked models record progress now)') -%}
   {%- endif -%}
   {%- if succeeded | length == 0 -%}
     {{- return([]) -}}
@@ -133,7 +136,7 @@
         ~ "'" ~ (' (' ~ row.action ~ ')' if row.action != 'processed' else '')) -%}
   {%- endfor -%}
   {%- if rows | length == 0 -%}
-    {%- do spark_incremental._log('manifest: nothing processed and no events past the window; nothing to record') -%}
+    {%- do spark_incremental._log('manifest: no event newer than what the models have processed, and none past the window: nothing to record') -%}
   {%- endif -%}
   {%- if watermark is not none -%}
     {%- do spark_incremental._log("manifest: load watermark = '" ~ watermark.last_success ~ "'") -%}
@@ -153,7 +156,7 @@
     (the run lock keeps other runs out) and the log need not be read again. -#}
 {% macro _manifest_progress_rows(succeeded, limits_ran=false) -%}
   {%- set session_timestamp = spark_incremental.get_config_var('session_timestamp') -%}
-  {%- set this_run = spark_incremental._relation_for_model('spark_incremental_base_events_this_run') -%}
+  {%- set window = spark_incremental._relation_for_model('spark_incremental_base_events_in_window') -%}
   {%- set limits = spark_incremental.return_limits_from_model(
       spark_incremental._relation_for_model('spark_incremental_base_new_event_limits')) -%}
   {%- if limits.nothing_new -%}
@@ -168,7 +171,7 @@
   {%- set newest_load_sql = spark_incremental._newest_load_sql() -%}
   {%- set max_sql -%}
     select
-        (select date_format(max({{ session_timestamp }}), 'yyyy-MM-dd HH:mm:ss') from {{ this_run }}) as newest_session,
+        (select date_format(max({{ session_timestamp }}), 'yyyy-MM-dd HH:mm:ss') from {{ window }}) as newest_session,
         {{ newest_load_sql if newest_load_sql else 'cast(null as string)' }} as newest_load
   {%- endset -%}
   {%- set newest = spark_incremental._fetch_rows(max_sql)[0] -%}

@@ -89,7 +89,8 @@
     {%- do entry.update({'state': limits.state, 'lower_limit': spark_incremental._ts_text(limits.lower_limit),
         'upper_limit': spark_incremental._ts_text(limits.upper_limit)}) -%}
     {%- if name == 'spark_incremental_base_events_in_window' -%}
-      {%- do entry.inputs.append(spark_incremental._plan_input(window, full)) -%}
+      {#- a skip reads nothing (the one read of an empty window is the limits' query) -#}
+      {%- do entry.inputs.append(spark_incremental._plan_input(none if entry.action == 'skip' else window, full)) -%}
     {%- endif -%}
     {%- do entries.append(entry) -%}
   {%- endfor -%}

@@ -18,9 +18,12 @@
   {%- set limits = spark_incremental.return_limits_from_model(
       spark_incremental._relation_for_model('spark_incremental_base_new_event_limits')) -%}
   {%- set reason = spark_incremental._no_new_events_reason(limits, name) -%}
-  {%- if reason is not none and not limits.nothing_new -%}
-    {#- (an empty window: get_run_limits logged it once) -#}
+  {%- set logged = spark_incremental._run_cache('no_new_events_logged') -%}
+  {%- if reason is not none and not limits.nothing_new and name not in logged -%}
+    {#- once per model and invocation (the model's SQL and its materialization both ask;
+        an empty window: get_run_limits logged it once) -#}
     {%- do spark_incremental._log(reason) -%}
+    {%- do logged.update({name: true}) -%}
   {%- endif -%}
   {{- return(reason is none) -}}
 {%- endmacro %}
@@ -43,7 +46,7 @@
   {%- set last_success = limits.last_success_by_model.get(name) -%}
   {%- if last_success is not none and last_success >= limits.upper_limit -%}
     {{- return(name ~ " has processed up to '" ~ spark_incremental._ts_text(last_success)
-        ~ "', past this run's upper limit '" ~ spark_incremental._ts_text(limits.upper_limit)
+        ~ "', which covers this run's upper limit '" ~ spark_incremental._ts_text(limits.upper_limit)
         ~ "': no new events for it, its work is skipped") -}}
   {%- endif -%}
   {{- return(none) -}}

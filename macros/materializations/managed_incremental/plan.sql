@@ -172,7 +172,8 @@
     {%- do plan.window.update({'lower': hwm, 'lower_op': '>'}) -%}
     {%- do plan.update({'action': 'replace_range', 'replace_lower': hwm, 'by_key': by_key,
         'reason': 'the target holds rows past the recorded high-water mark ' ~ hwm
-            ~ ' (an earlier run stopped before recording its state): replacing them instead of appending'}) -%}
+            ~ ' (added by described changes, which never move the mark, or written by a run that stopped before'
+            ~ ' recording its state): replacing them instead of appending'}) -%}
   {%- else -%}
     {%- do plan.window.update({'lower': hwm, 'lower_op': '>'}) -%}
     {%- do plan.update({'action': 'append', 'reason': 'high-water mark ' ~ hwm, 'by_key': by_key}) -%}
