@@ -411,6 +411,10 @@ def test_quarantine_reads_rewritten_partitions_and_catches_up(
          "spark_incremental__session_identifier = 'sid' is not a column of"),
         ({"spark_incremental__user_identifier": "uid"},
          "spark_incremental__user_identifier = 'uid' is not a column of"),
+        # a text column as the session timestamp: stopped before the run lock, not by Spark's
+        # CAST_INVALID_INPUT in new_event_limits
+        ({"spark_incremental__session_timestamp": "page_url"},
+         "spark_incremental__session_timestamp = 'page_url' is a string column of"),
         ({"spark_incremental__max_session_days": 0},
          "spark_incremental__max_session_days = 0 (integer) is not allowed: it must be a whole number >= 1"),
         ({"spark_incremental__session_lookback_days": 2},
@@ -428,6 +432,13 @@ def test_bad_session_vars_fail_clearly(
                                  "spark_incremental__now": "2021-01-02 00:00:00"})
     result = project.run("run", vars=bad_vars, expect_success=False)
     assert message in result.text()
+    if "spark_incremental__session_timestamp" in bad_vars:
+        assert ("Its timestamp columns: collector_tstamp, dvce_created_tstamp, dvce_sent_tstamp, load_tstamp."
+                in result.text()), result.tail(20)
+        # the load timestamp too (a date column here), checked as early
+        load = project.run("run", vars={"spark_incremental__load_timestamp": "collector_date"}, expect_success=False)
+        assert "spark_incremental__load_timestamp = 'collector_date' is a date column of" in load.text(), load.tail(20)
+        assert "spark_incremental_manifest_log" not in {row[1] for row in spark_sql.query(f"show tables in {project.schema}")}
     # the numeric vars fail while dbt parses; the column checks when the run's first read of
     # the events table (events_in_window) compiles; either way nothing downstream runs and
     # no progress is recorded

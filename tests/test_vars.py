@@ -182,8 +182,24 @@ ZONE_CHECK = """
 
 
 def test_time_zone_warning_reads_the_spark_session(dbt_project: DbtProject) -> None:
-    """Read from Spark (not from manifest rows), so it warns on the very first run."""
+    """Read from Spark (not from manifest rows), so it warns on the very first run; over
+    Thrift it advises the set:hiveconf: key, which does reach the session."""
     dbt_project.write_file("macros/zone_check.sql", ZONE_CHECK)
     result = dbt_project.run("run-operation", "zone_check")
     warnings = [line for line in result.lines if "Spark session time zone is" in line]
     assert len(warnings) == 1 and "'America/New_York', not UTC" in warnings[0], result.tail(10)
+    if dbt_project.target != "thrift":
+        return
+    # the advice for thrift is the set:hiveconf: key, and that key does reach the Spark
+    # session (a plain spark.sql.session.timeZone key in server_side_parameters does not)
+    assert '"set:hiveconf:spark.sql.session.timeZone": UTC' in warnings[0], warnings[0]
+    profile = dbt_project.project_dir / "profiles.yml"
+    text = profile.read_text()
+    assert '"set:hiveconf:spark.sql.session.timeZone": UTC' in text
+    profile.write_text(text.replace('"set:hiveconf:spark.sql.session.timeZone": UTC',
+                                    '"set:hiveconf:spark.sql.session.timeZone": America/Chicago', 1))
+    dbt_project.write_file("macros/zone_check.sql", "{% macro zone_check() -%}\n"
+                           "  {%- do spark_incremental._check_session_time_zone() -%}\n{%- endmacro %}\n")
+    result = dbt_project.run("run-operation", "zone_check")
+    warnings = [line for line in result.lines if "Spark session time zone is" in line]
+    assert len(warnings) == 1 and "'America/Chicago', not UTC" in warnings[0], result.tail(10)

@@ -5,7 +5,10 @@
     the device timestamps (unless null: no late-sent filter), app_id_column when app_ids
     is set, and events_partition_column when set. A missing one stops with a message
     that lists the table's columns of the right type; a missing table stops too (the
-    describe finds no column). Offline compiles get placeholders.
+    describe finds no column). The session and device timestamps, and the load timestamp
+    when the table has it (_load_timestamp_column: a name set explicitly must exist), must
+    be timestamp or timestamp_ntz columns: another type stops with the var, the column, its
+    type and the table's timestamp columns. Offline compiles get placeholders.
     Read (one describe) once per invocation (_run_cache). -#}
 {% macro _event_columns(events) -%}
   {%- if not spark_incremental._can_query() or spark_incremental._missing_at_compile(events) -%}
@@ -59,6 +62,30 @@
           ~ (fitting | join(', ') if fitting else 'none') ~ ". Set spark_incremental__" ~ name
           ~ " to one of them" ~ (" (or to null)" if name in ['device_created_timestamp', 'device_sent_timestamp', 'app_id_column', 'events_partition_column'] else "")
           ~ ".") -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {#- the timestamps must be of a timestamp type: the windows compare them with timestamp
+      literals, which fails on text at run time (CAST_INVALID_INPUT) and is wrong for numbers.
+      The load timestamp too, when the table has it (a name set explicitly must exist). -#}
+  {%- set stamps = [] -%}
+  {%- for name in ['session_timestamp', 'device_created_timestamp', 'device_sent_timestamp'] -%}
+    {%- do stamps.append((name, spark_incremental.get_config_var(name))) -%}
+  {%- endfor -%}
+  {%- do stamps.append(('load_timestamp', spark_incremental._load_timestamp_column(columns | map('lower') | list))) -%}
+  {%- for name, column in stamps if column is not none -%}
+    {%- set column_type = types[column | lower] -%}
+    {%- if column_type.split('(')[0] not in kinds.timestamp -%}
+      {%- set fitting = [] -%}
+      {%- for other in columns if types[other | lower].split('(')[0] in kinds.timestamp -%}
+        {%- do fitting.append(other) -%}
+      {%- endfor -%}
+      {%- do exceptions.raise_compiler_error(
+          "spark_incremental: spark_incremental__" ~ name ~ " = '" ~ column ~ "' is a " ~ column_type
+          ~ " column of " ~ events ~ "; the package reads it as a UTC timestamp and needs a timestamp column ("
+          ~ kinds.timestamp | join('/') ~ "). Its timestamp columns: " ~ (fitting | join(', ') if fitting else 'none')
+          ~ ". Set spark_incremental__" ~ name ~ " to one of them"
+          ~ (" (or to null)" if name != 'session_timestamp' else "")
+          ~ ", or give the table a timestamp column (e.g. to_timestamp(" ~ column ~ ") in the loader).") -%}
     {%- endif -%}
   {%- endfor -%}
   {%- set partition_column = spark_incremental.get_config_var('events_partition_column') -%}

@@ -8,8 +8,8 @@
     {%- set zone = spark_incremental._fetch_value('select current_timezone()') -%}
   {%- endif -%}
   {%- if zone not in ['UTC', 'Etc/UTC', 'Etc/UCT', 'UCT', 'Z', '+00:00', 'GMT', 'Etc/GMT', 'Zulu'] -%}
-    {%- do spark_incremental._warn("the Spark session time zone is '" ~ zone
-        ~ "', not UTC: set spark.sql.session.timeZone: UTC in the profile's server_side_parameters"
+    {%- do spark_incremental._warn("the Spark session time zone is '" ~ zone ~ "', not UTC: "
+        ~ spark_incremental._session_time_zone_advice(target.method)
         ~ " (the package treats all timestamps as UTC).") -%}
   {%- endif -%}
   {{- return(zone) -}}

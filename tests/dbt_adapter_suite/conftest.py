@@ -71,7 +71,7 @@ def dbt_profile_target(spark_server: ThriftServer) -> dict[str, Any]:
         "threads": 1,
         "connect_retries": 0,
         "poll_interval": 1,
-        "server_side_parameters": {"spark.sql.session.timeZone": "UTC"},
+        "server_side_parameters": {"set:hiveconf:spark.sql.session.timeZone": "UTC"},
     }
 
 
