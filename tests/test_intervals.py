@@ -277,6 +277,10 @@ def test_bad_interval_config_is_one_clear_error_each(make_project, spark_sql: Sp
                     " bad_batch_size, bad_cron, bad_time_column, and an entry without a model"]:
         assert message in text, f"{message!r} not in:\n{result.tail(40)}"
     assert "bad_cron" not in result.statuses, result.statuses
+    # the plan preview says the same
+    result = project.run("run-operation", "spark_incremental.plan", expect_success=False,
+                         vars={"spark_incremental__restate": restate[0]})
+    assert "model 'daily_metric' is not an enabled model of this project" in result.text() + repr(result.exception)
 
     # an interval model that is not selected: a warning, nothing restated, the run goes on
     result = project.run("run", "-s", "bad_cron", expect_success=False,
