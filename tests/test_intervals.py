@@ -261,3 +261,30 @@ def test_bad_interval_config_is_one_clear_error_each(make_project, spark_sql: Sp
         assert result.statuses[name] == "error", result.statuses
         assert f"model '{name}'" in text and message in text, f"{message!r} not in:\n{result.tail(60)}"
         assert not spark_sql.relation_exists(f"{schema}.{name}")
+
+    # restate naming a model it cannot restate (misspelt, managed_incremental without time
+    # intervals, fed by the event pipeline) stops the run in on-run-start, before any model
+    project.write_model("intervals_test/plain_managed",
+                        "{{ config(materialized='managed_incremental') }}\nselect 1 as id\n")
+    restate = [{"model": name, "start": "2024-01-01"} for name in ("daily_metric", "plain_managed", "sessions")]
+    result = project.run("run", "-s", "bad_cron", expect_success=False,
+                         vars={"spark_incremental__now": "2024-01-04 07:00:00", "spark_incremental__restate": restate})
+    text = result.text() + repr(result.exception)
+    for message in ["model 'daily_metric' is not an enabled model of this project",
+                    "model 'plain_managed' (materialized 'managed_incremental') has no time intervals",
+                    "model 'sessions' is fed by the event pipeline",
+                    "restate accepts the enabled managed_incremental models with time intervals (a time_column):"
+                    " bad_batch_size, bad_cron, bad_time_column, and an entry without a model"]:
+        assert message in text, f"{message!r} not in:\n{result.tail(40)}"
+    assert "bad_cron" not in result.statuses, result.statuses
+    # the plan preview says the same
+    result = project.run("run-operation", "spark_incremental.plan", expect_success=False,
+                         vars={"spark_incremental__restate": restate[0]})
+    assert "model 'daily_metric' is not an enabled model of this project" in result.text() + repr(result.exception)
+
+    # an interval model that is not selected: a warning, nothing restated, the run goes on
+    result = project.run("run", "-s", "bad_cron", expect_success=False,
+                         vars={"spark_incremental__now": "2024-01-04 07:00:00",
+                               "spark_incremental__restate": {"model": "bad_batch_size", "start": "2024-01-01"}})
+    assert "model 'bad_batch_size' is not selected in this run: nothing is restated for it" in result.text()
+    assert result.statuses["bad_cron"] == "error", result.statuses

@@ -421,16 +421,29 @@ BAD_MODELS = {
                   ["mutability.type_params.along = ds is not allowed for type 'immutable'"]),
     "bad_skip": ({"unique_key": "id", "skip_without_new_events": "yes"},
                  ["skip_without_new_events = yes is not allowed", "Allowed: true, false"]),
+    # dbt's is_incremental(), left by a migration: always false here, so each run would
+    # append the whole source again (no unique_key)
+    "bad_dbt_is_incremental": ({}, ["`is_incremental ( )` (line 4) is dbt's is_incremental(), which is always false",
+                                    "Use spark_incremental.is_incremental()"]),
 }
+# the models' code after `select * from src` (default: nothing)
+BAD_TAILS = {
+    "bad_dbt_is_incremental": "{% if is_incremental ( ) %}where ds > (select max(ds) from {{ this }}){% endif %}",
+}
+# the package's own call, and dbt's in a Jinja comment: no error
+GOOD_TAIL = ("{# was: is_incremental() #}\n"
+             "{% if spark_incremental.is_incremental() %}where ds > (select max(ds) from {{ this }}){% endif %}")
 
 
 def test_bad_input_is_a_compile_error_and_writes_nothing(project: DbtProject, spark_sql: SparkSql) -> None:
     src = project.relation("src")
     spark_sql.create_table(src, COLS, [(1, "a", D(2020, 1, 1))])
     for name, (config, _) in BAD_MODELS.items():
-        project.write_model(name, model_sql(config, f"select * from {src}"))
-    result = run(project, list(BAD_MODELS), expect_success=False)
+        project.write_model(name, model_sql(config, f"select * from {src}\n{BAD_TAILS.get(name, '')}"))
+    project.write_model("ok_is_incremental", model_sql({}, f"select * from {src}\n{GOOD_TAIL}"))
+    result = run(project, [*BAD_MODELS, "ok_is_incremental"], expect_success=False)
     assert statuses(result, BAD_MODELS) == {name: "error" for name in BAD_MODELS}
+    assert result.statuses["ok_is_incremental"] == "success", result.tail(20)
     text = result.text()
     for name, (_, fragments) in BAD_MODELS.items():
         errors = [line for line in result.lines if f"model '{name}'" in line]

@@ -2,8 +2,10 @@
     this dbt run or dbt build selects the base events models, the events table and the
     columns the package reads, and a restatement's range (spark_incremental__restate
     without a model) against the manifest (bad vars, missing columns and a bad range stop
-    here, before anything is written); then, unless the run touches nothing the package
-    keeps (_run_takes_lock), plan the described changes (bad change input stops here too),
+    here, before anything is written), and the models spark_incremental__restate names
+    (_check_restate_models: one that cannot be restated stops the run, one not selected
+    is a warning); then, unless the run touches nothing the package keeps
+    (_run_takes_lock), plan the described changes (bad change input stops here too),
     take the run lock and apply spark_incremental__models_to_remove. Use as:
     on-run-start: "{{ spark_incremental.start_run() }}" -#}
 {% macro start_run() -%}
@@ -21,6 +23,7 @@
   {%- endif -%}
   {#- a bad pinned clock (SPARK_INCREMENTAL_NOW is read at execution only) stops the run here -#}
   {%- do spark_incremental.now() -%}
+  {%- do spark_incremental._check_restate_models() -%}
   {%- if values.events_enabled and not values.offline_compile and spark_incremental._selects_base_models() -%}
     {%- do spark_incremental._check_events_table() -%}
     {#- a restatement of the event pipeline: its range is checked against the manifest here -#}

@@ -20,6 +20,7 @@
     {{- return('') -}}
   {%- endif -%}
   {%- set plan_format = spark_incremental.get_config_var('plan_format') -%}
+  {%- do spark_incremental._check_restate_models(selection=false) -%}
   {%- set now = spark_incremental.now() -%}
   {%- set tracked = spark_incremental.tracked_models() -%}
   {%- set managed = spark_incremental._managed_nodes() -%}

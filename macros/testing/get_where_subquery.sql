@@ -13,7 +13,12 @@
       config:
         where: "__spark_incremental_run_slice__"
 
-    A `where` without the token is dbt's own (dbt.default__get_where_subquery). -#}
+    A `where` without the token is dbt's own (dbt.default__get_where_subquery).
+
+    The filtered where starts with `1 = 1 and (`: Spark 4.3 reads `where (` right after a
+    table name as an alias `where` with a column list (`where (true)` fails with
+    ASSIGNMENT_ARITY_MISMATCH), so the where never starts with a parenthesis, whatever
+    the slice and whatever the user's where puts after the token. -#}
 {% macro _run_slice_token() -%}
   {{- return('__spark_incremental_run_slice__') -}}
 {%- endmacro %}
@@ -30,7 +35,7 @@
   {%- if not (where is string and token in where) -%}
     {{- return(dbt.default__get_where_subquery(relation)) -}}
   {%- endif -%}
-  {%- set predicate = 'true' -%}
+  {%- set predicate = '1 = 1' -%}
   {%- if execute -%}
     {%- set node = graph.nodes.get(model.attached_node) if model.attached_node else none -%}
     {%- if node is none or node.resource_type != 'model' -%}
@@ -40,7 +45,7 @@
     {%- set predicate = spark_incremental.run_slice_predicate(node.name) -%}
   {%- endif -%}
   {%- set filtered -%}
-    (select * from {{ relation }} where {{ where | replace(token, '(' ~ predicate ~ ')') }}) dbt_subquery
+    (select * from {{ relation }} where 1 = 1 and ({{ where | replace(token, '(' ~ predicate ~ ')') }})) dbt_subquery
   {%- endset -%}
   {{- return(filtered) -}}
 {%- endmacro %}

@@ -13,7 +13,9 @@
         the whole table where the write has no narrower recorded scope (an upsert or a
         plain append: its keys are not recorded).
 
-    Not executing (parsing): 'true'. -#}
+    Every row is '1 = 1' and no row '1 = 0' (not true / false, which Spark 4.3 misreads
+    in parentheses right after `where`, see _written_slice_sql). Not executing
+    (parsing): '1 = 1'. -#}
 {% macro run_slice_predicate(model_name, session_column='session_identifier') -%}
   {{- return(adapter.dispatch('run_slice_predicate', 'spark_incremental')(model_name, session_column)) -}}
 {%- endmacro %}
@@ -21,7 +23,7 @@
 
 {% macro default__run_slice_predicate(model_name, session_column='session_identifier') -%}
   {%- if not execute -%}
-    {{- return('true') -}}
+    {{- return('1 = 1') -}}
   {%- endif -%}
   {%- if session_column is not string or not modules.re.match('^[A-Za-z_][A-Za-z0-9_]*$', session_column) -%}
     {%- do exceptions.raise_compiler_error("spark_incremental: run_slice_predicate: session_column '"

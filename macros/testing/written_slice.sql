@@ -29,20 +29,23 @@
 
 
 {#- The recorded slice as a predicate on the model's columns; none (no state, or a state
-    written before slices were recorded): 'true'. -#}
+    written before slices were recorded): every row, '1 = 1'. Every row and no row are
+    '1 = 1' and '1 = 0', not true / false: in parentheses right after `where`, Spark 4.3
+    reads `(true)` as a column list of an alias named `where`. -#}
 {% macro _written_slice_sql(slice) -%}
   {%- if slice is none or slice.kind in ['table', 'unrecorded'] -%}
-    {{- return('true') -}}
+    {{- return('1 = 1') -}}
   {%- elif slice.kind == 'along' -%}
-    {{- return(spark_incremental._along_window_sql('`' ~ slice.column ~ '`',
-        {'lower': slice.lower, 'lower_op': slice.lower_op, 'upper': none}, slice.type)) -}}
+    {%- set along = spark_incremental._along_window_sql('`' ~ slice.column ~ '`',
+        {'lower': slice.lower, 'lower_op': slice.lower_op, 'upper': none}, slice.type) -%}
+    {{- return('1 = 1' if along == 'true' else along) -}}
   {%- elif slice.kind == 'intervals' -%}
     {%- set parts = [] -%}
     {%- for pair in spark_incremental._ranges_from_text(slice.ranges) -%}
       {%- do parts.append('(`' ~ slice.column ~ '` >= ' ~ spark_incremental._ts_literal(pair[0])
           ~ ' and `' ~ slice.column ~ '` < ' ~ spark_incremental._ts_literal(pair[1]) ~ ')') -%}
     {%- endfor -%}
-    {{- return(parts | join(' or ') if parts else 'false') -}}
+    {{- return(parts | join(' or ') if parts else '1 = 0') -}}
   {%- endif -%}
   {%- do exceptions.raise_compiler_error("spark_incremental: unknown recorded slice kind '" ~ slice.kind
       ~ "' (allowed: table, along, intervals, unrecorded)") -%}

@@ -1,15 +1,16 @@
 {#- managed_incremental: the model declares how its source mutates; each run builds the
     cheapest correct update and records its state in the manifest log.
 
-      validate (no SQL) -> the run's plan (_managed_run_plan: recover leftovers of an
-         interrupted run, read state, plan; computed once, when dbt rendered the model's
-         SQL or now) -> describe the query (reads nothing; not when the plan is to skip:
+      validate (config and raw code, no SQL) -> the run's plan (_managed_run_plan:
+         recover leftovers of an interrupted run, read state, plan; computed once, when
+         dbt rendered the model's SQL or now) -> describe the query (reads nothing; not when the plan is to skip:
          a skipped model writes nothing, so it needs no columns) -> pre-hooks
       -> rebuild bookkeeping -> write -> record state -> one log line -> post-hooks
 
     See docs/managed_incremental.md for the user-facing contract. -#}
 {% materialization managed_incremental, adapter='spark', supported_languages=['sql'] %}
   {%- set cfg = spark_incremental._managed_config() -%}
+  {%- do spark_incremental._managed_check_raw_code() -%}
   {%- set target = this.incorporate(type='table') -%}
 
   {#- the one plan (plan.sql): recovery, state, flags and plan, as the SQL was rendered
