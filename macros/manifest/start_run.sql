@@ -1,4 +1,5 @@
-{#- on-run-start: check every spark_incremental__* var (validate_config_vars) and, when
+{#- on-run-start: check every spark_incremental__* var (validate_config_vars), the pinned
+    clock (SPARK_INCREMENTAL_NOW, read at execution only) and, when
     this dbt run or dbt build selects the base events models, the events table and the
     columns the package reads, and a restatement's range (spark_incremental__restate
     without a model) against the manifest (bad vars, missing columns and a bad range stop
