@@ -41,30 +41,25 @@ def _gapped_events() -> list[gen.Event]:
     return [shifted(e) for e in gen.generate().events]
 
 
-def _kept_stamps(events: list[gen.Event]) -> list[datetime]:
-    """The session timestamps of the events the pipeline keeps (the filters of
-    test_sessions.expected_sessions, and a session's cap of max_session_days): a run's
-    last_success is the newest of its window."""
+def _window_stamps(events: list[gen.Event]) -> list[datetime]:
+    """The session timestamps of the events a window keeps (the filters of
+    test_sessions.expected_sessions; duplicates and events past their session's cap of
+    max_session_days included, which the pipeline drops later): a run's last_success is
+    the newest of its window."""
     allowed = timedelta(days=gen.DAYS_LATE_ALLOWED)
-    kept = [e for e in events
-            if e.domain_sessionid is not None and e.app_id in gen.APP_IDS
-            and e.dvce_sent_tstamp is not None and e.dvce_created_tstamp is not None
-            and e.dvce_sent_tstamp <= e.dvce_created_tstamp + allowed]
-    starts: dict[str, datetime] = {}
-    for e in kept:
-        starts[e.domain_sessionid] = min(starts.get(e.domain_sessionid, e.collector_tstamp), e.collector_tstamp)  # type: ignore[index]
-    cap = timedelta(days=gen.MAX_SESSION_DAYS)
-    return sorted(e.collector_tstamp for e in kept
-                  if e.collector_tstamp <= starts[e.domain_sessionid] + cap)  # type: ignore[index]
+    return sorted(e.collector_tstamp for e in events
+                  if e.domain_sessionid is not None and e.app_id in gen.APP_IDS
+                  and e.dvce_sent_tstamp is not None and e.dvce_created_tstamp is not None
+                  and e.dvce_sent_tstamp <= e.dvce_created_tstamp + allowed)
 
 
 def catch_up_runs(events: list[gen.Event], skip_gaps: bool) -> int:
-    """The runs a catch-up from START_DATE takes to reach the last kept event: each run's
-    window ends backfill_limit_days after its start (last_success), or, skipping gaps,
-    after the first event past a window without any; last_success becomes the newest
-    kept event of the window, or the window's end when it holds none."""
+    """The runs a catch-up from START_DATE takes to reach the last event a window keeps:
+    each run's window ends backfill_limit_days after its start (last_success), or,
+    skipping gaps, after the first event past a window without any; last_success becomes
+    the newest event the window keeps, or the window's end when it holds none."""
     every = sorted(e.collector_tstamp for e in events)
-    kept = _kept_stamps(events)
+    kept = _window_stamps(events)
     last, runs = None, 0
     while last != kept[-1]:
         since = START_DATE if last is None else last
@@ -120,8 +115,11 @@ def test_catch_up_skips_gaps_and_equals_one_full_run(
     # nothing-new rule's one query of two limit-1 parts (in the window: no partition, a
     # scan Spark may leave out of its plan; past it: the 5 days after the outage), the
     # first event past the gap (min() over 1 partition, the first day after it) and the
-    # window (its 3 days after the gap; the gap has no partition)
-    assert [s.partitions for s in outage_scans if s.partitions > 0] == [5, 1, 3], outage_scans
+    # window (the day of its lower limit before the outage, and its 3 days after the gap;
+    # the gap has no partition). Its lower limit is last_success - lookback, and
+    # last_success the newest event the previous window read (a bot's, dropped later):
+    # the run before it ended in the outage's first day, so this run crosses it at once
+    assert [s.partitions for s in outage_scans if s.partitions > 0] == [5, 1, 4], outage_scans
     assert len({s.execution_id for s in outage_scans[:-2]}) == 1, outage_scans  # the probe: one statement
 
     # reference: one full run over the same events

@@ -329,7 +329,7 @@ def test_load_tstamp_catches_late_loads_and_covered_models_skip(
     lines = result.pkg_lines()
     assert "spark_incremental: [state 2] new incremental models extra_tracked, backfilling" in lines
     for name in ("sessions", "page_views"):
-        assert (f"spark_incremental: {name} has processed up to '2021-01-14 00:00:00', past this run's"
+        assert (f"spark_incremental: {name} has processed up to '2021-01-14 00:00:00', which covers this run's"
                 " upper limit '2021-01-14 00:00:00': no new events for it, its work is skipped") in lines
         key = "session_identifier" if name == "sessions" else "page_view_id"
         assert sorted(_rows_by(spark_sql, project.relation(name), key).items()) == before[name]
