@@ -56,7 +56,7 @@ BAD: dict[str, tuple[Any, str]] = {
     "changes_file": (["a.yml"], "(list) is not allowed: it must be text (a file path) or null"),
     "log_plan": ("on", "= on (text) is not allowed: it must be true or false"),
     "plan_format": ("yaml", "= yaml (text) is not allowed: it must be one of: text, json"),
-    "restate": ({"model": "x"}, "(mapping) is not allowed: it must be {model: name"),
+    "restate": ({"model": "x"}, "(mapping) is not allowed: start is missing; the value must be {model: name"),
     "target_partition_rows": (0, "= 0 (integer) is not allowed: it must be a whole number >= 1"),
     "lock_timeout_minutes": ("ten", "= ten (text) is not allowed: it must be a whole number >= 1"),
     "force_unlock": ("no", "= no (text) is not allowed: it must be true or false"),
