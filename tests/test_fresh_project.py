@@ -4,7 +4,9 @@
   and the package's tables exist: compile-time queries give way to placeholders.
 - A project that uses only managed_incremental (spark_incremental__events_enabled false,
   no events table) runs a plain `dbt run`, `dbt build`, `dbt compile` and
-  `dbt docs generate`; its manifest state, manifest view and refresh plan still work.
+  `dbt docs generate`; its manifest state, manifest view and refresh plan still work;
+  `--full-refresh` keeps the refresh plan log without a word about events, and a
+  restatement of the (absent) event pipeline stops the start hook.
 """
 
 from __future__ import annotations
@@ -128,6 +130,27 @@ def test_only_managed_incremental_runs_plainly(make_project, spark_sql: SparkSql
     project.run("compile")
     project.run("docs", "generate")
     assert (project.project_dir / "target" / "catalog.json").exists()
+
+    # --full-refresh keeps the refresh plan log, and says so without the events pipeline
+    refreshed = project.run("run", "--full-refresh")
+    assert refreshed.statuses.get("sales_daily") == "success", refreshed.statuses
+    kept = [line.split(" on --full-refresh ", 1) for line in refreshed.pkg_lines() if " on --full-refresh " in line]
+    assert any(head.endswith("spark_incremental_refresh_plan")
+               and "forgetting the refresh plans recorded so far" in tail for head, tail in kept), kept
+    assert len(kept) == 2 and not any("tracked model" in tail or "event" in tail for _, tail in kept), kept
+
+    # a restatement of the event pipeline (an entry without a model), which this project
+    # does not have, stops the start hook instead of being ignored
+    failed = project.run("run", vars={"spark_incremental__restate": {"start": "2024-01-01", "end": "2024-01-02"}},
+                         expect_success=False)
+    text = failed.text() + repr(failed.exception)
+    for fragment in ["on-run-start",
+                     "an entry without a model restates the event pipeline, and this project has none"
+                     " (spark_incremental__events_enabled is false), so there is nothing to restate",
+                     "give model: {model: name, start, end}. restate accepts the enabled managed_incremental"
+                     " models with time intervals (a time_column): none in this project."]:
+        assert fragment in text, (fragment, failed.tail(20))
+    assert failed.statuses.get("sales_daily") != "success", failed.statuses
 
 
 def test_events_enabled_rejects_other_values(make_project) -> None:

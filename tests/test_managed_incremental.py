@@ -425,13 +425,24 @@ BAD_MODELS = {
     # append the whole source again (no unique_key)
     "bad_dbt_is_incremental": ({}, ["`is_incremental ( )` (line 4) is dbt's is_incremental(), which is always false",
                                     "Use spark_incremental.is_incremental()"]),
+    # is_incremental without parentheses: the macro object, always true in Jinja
+    "bad_bare_is_incremental": ({}, ["`if is_incremental` (line 4) uses is_incremental without calling it",
+                                     "Call it: spark_incremental.is_incremental()"]),
+    "bad_bare_package_is_incremental": ({}, ["`not spark_incremental.is_incremental` (line 5) uses"
+                                             " is_incremental without calling it"]),
 }
 # the models' code after `select * from src` (default: nothing)
 BAD_TAILS = {
     "bad_dbt_is_incremental": "{% if is_incremental ( ) %}where ds > (select max(ds) from {{ this }}){% endif %}",
+    "bad_bare_is_incremental": "{% if is_incremental %}where ds > (select max(ds) from {{ this }}){% endif %}",
+    "bad_bare_package_is_incremental": ("-- SQL text, not Jinja: if is_incremental\n"
+                                        "{% if true and not spark_incremental.is_incremental %}where 1 = 0{% endif %}"),
 }
-# the package's own call, and dbt's in a Jinja comment: no error
+# the package's own call, dbt's in a Jinja comment, the bare name in SQL text and in a
+# Jinja string: no error
 GOOD_TAIL = ("{# was: is_incremental() #}\n"
+             "-- SQL text, not Jinja: if is_incremental\n"
+             "{% set note = 'if not is_incremental' %}"
              "{% if spark_incremental.is_incremental() %}where ds > (select max(ds) from {{ this }}){% endif %}")
 
 

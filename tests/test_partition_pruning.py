@@ -10,6 +10,9 @@ an int yyyymmdd:
   on ``event_date`` and reads only the partitions of its window. (Spark 3.5's REST API
   shows no node descriptions, so there the metrics prove the partitions read and the
   plans prove the filters.)
+
+A partition column that is not a column of the table stops the run with the table's
+partition columns listed.
 """
 
 from __future__ import annotations
@@ -128,3 +131,14 @@ def test_every_scan_of_the_events_table_filters_the_partition_column(
             assert _pruned(section), (
                 f"{name}: a scan of {spec.relation} without PartitionFilters on "
                 f"{generate.PARTITION_COLUMN}:\n{section}")
+
+    # 3. a partition column that is not a column of the table: the message lists the
+    # table's partition columns (the ones it could name), before any SQL of the run
+    failed = project.run("run", vars={"spark_incremental__events_partition_column": "event_day"},
+                         expect_success=False)
+    text = failed.text() + repr(failed.exception)
+    want = (f"spark_incremental__events_partition_column = 'event_day' is not a column of {spec.relation}."
+            f" Its partition columns: {generate.PARTITION_COLUMN}. Set spark_incremental__events_partition_column"
+            f" to the partition column that holds the UTC date of the session timestamp (of"
+            f" {generate.PARTITION_COLUMN}:")
+    assert want in text, failed.tail(20)

@@ -94,8 +94,17 @@ def test_restating_a_range_repairs_it_and_moves_no_last_success(
     # 2. bad input stops in on-run-start, before anything is written (not even the lock)
     log_rows = _log_rows(spark_sql, project)
     bad: list[tuple[Any, str]] = [
-        ({"start": "2021-01-04", "end": "2021-01-03"}, "with end after start (end is exclusive)"),
-        ("{start: '2021-13-01'}", "spark_incremental__restate = {start: '2021-13-01'} (text) is not allowed"),
+        # the bad field and its value first, then what restate takes
+        ({"start": "2021-01-04", "end": "2021-01-03"},
+         "is not allowed: end '2021-01-03' is not after start '2021-01-04' (end is exclusive: the range is"
+         " [start, end)); the value must be {model: name"),
+        ("{start: '2021-13-01'}", "spark_incremental__restate = {start: '2021-13-01'} (text) is not allowed:"
+         " start '2021-13-01' is not a date or timestamp: use a date 'YYYY-MM-DD' or a timestamp"
+         " 'YYYY-MM-DD HH:MM:SS' (UTC); the value must be {model: name"),
+        ({"model": "sessions", "start": "2021-01-01", "end": "2021-13-40"},
+         "is not allowed: end '2021-13-40' is not a date or timestamp: use a date 'YYYY-MM-DD'"),
+        ([{"model": "sessions", "start": "2021-01-01"}, {"start": "2021-01-04", "end": "2021-01-04"}],
+         "(list) is not allowed: entry 2: end '2021-01-04' is not after start '2021-01-04'"),
         ({"start": "2020-06-01", "end": "2020-12-31"},
          "the range ends at or before spark_incremental__start_date '2021-01-01 00:00:00'"),
         ({"start": "2021-01-09"}, "the range starts at or after the latest processed data"),

@@ -56,7 +56,7 @@ BAD: dict[str, tuple[Any, str]] = {
     "changes_file": (["a.yml"], "(list) is not allowed: it must be text (a file path) or null"),
     "log_plan": ("on", "= on (text) is not allowed: it must be true or false"),
     "plan_format": ("yaml", "= yaml (text) is not allowed: it must be one of: text, json"),
-    "restate": ({"model": "x"}, "(mapping) is not allowed: it must be {model: name"),
+    "restate": ({"model": "x"}, "(mapping) is not allowed: start is missing; the value must be {model: name"),
     "target_partition_rows": (0, "= 0 (integer) is not allowed: it must be a whole number >= 1"),
     "lock_timeout_minutes": ("ten", "= ten (text) is not allowed: it must be a whole number >= 1"),
     "force_unlock": ("no", "= no (text) is not allowed: it must be true or false"),
@@ -66,14 +66,16 @@ BAD: dict[str, tuple[Any, str]] = {
 }
 
 # well-formed names that are not columns of the events table: found before any SQL runs,
-# listing the table's columns of the right type
+# listing the table's columns of the right type (its partition columns for the partition column)
 MISSING_COLUMNS: dict[str, tuple[str, str]] = {
     "event_identifier": ("message_id", "Its identifier columns (string/varchar/char/int/bigint/integer/long):"
                                        " event_id,"),
     "session_timestamp": ("received_at", "Its timestamp columns (timestamp/timestamp_ntz/timestamp_ltz):"
                                          " collector_tstamp, dvce_created_tstamp, dvce_sent_tstamp, load_tstamp."),
     "device_sent_timestamp": ("sent_at", "Set spark_incremental__device_sent_timestamp to one of them (or to null)."),
-    "events_partition_column": ("event_date", "Its partition columns"),
+    # the table's partition columns (this one has none), not its columns of a date type
+    "events_partition_column": ("event_date", "Its partition columns: none (the table is not partitioned)."
+                                              " Set spark_incremental__events_partition_column to null"),
 }
 
 

@@ -1,8 +1,9 @@
 {#- Check one var's value against its spec entry without raising (so that every bad var
     can be reported at once): {'value': the coerced value, 'problem': none, or what the
-    value must be}. Vars often arrive as text from env_var: booleans take 'true' /
-    'false' in any case, integers take digit text, and a nullable var takes '' (or 'null',
-    'none') as null. Dates and timestamps are checked and returned as given. -#}
+    value must be}; for restate also 'detail': which part is wrong, the field and its
+    value (start '2021-13-40' is not a date or timestamp ...). Vars often arrive as text
+    from env_var: booleans take 'true' / 'false' in any case, integers take digit text,
+    and a nullable var takes '' (or 'null', 'none') as null. Dates and timestamps are checked and returned as given. -#}
 {% macro _check_config_var(entry, value) -%}
   {%- set kind = entry.type -%}
   {%- set nullable = entry.get('nullable', false) -%}
@@ -87,15 +88,38 @@
       {{- return({'value': none, 'problem': problem}) -}}
     {%- endif -%}
     {%- set stamp = {'type': 'timestamp'} -%}
+    {%- set forms = "use a date 'YYYY-MM-DD' or a timestamp 'YYYY-MM-DD HH:MM:SS' (UTC)" -%}
     {%- for item in entries -%}
-      {%- if item is not mapping or not item.get('start')
-            or (item.get('model') and item.model is not string and (item.model is mapping or item.model is not iterable))
-            or spark_incremental._check_config_var(stamp, item.start).problem is not none
-            or (item.get('end') and spark_incremental._check_config_var(stamp, item.end).problem is not none) -%}
-        {{- return({'value': none, 'problem': problem}) -}}
+      {%- set where = 'entry ' ~ loop.index ~ ': ' if parsed is not mapping else '' -%}
+      {%- set detail = none -%}
+      {%- if item is not mapping -%}
+        {%- set detail = where ~ spark_incremental._config_value_shown(item, quote_text=true) ~ ' ('
+            ~ spark_incremental._config_value_type(item) ~ ') is not a mapping' -%}
+      {%- elif not item.get('start') -%}
+        {%- set detail = where ~ 'start is missing' -%}
+      {%- elif item.get('model') and item.model is not string
+            and (item.model is mapping or item.model is not iterable) -%}
+        {%- set detail = where ~ 'model ' ~ spark_incremental._config_value_shown(item.model) ~ ' ('
+            ~ spark_incremental._config_value_type(item.model) ~ ') is not a model name or a list of names' -%}
+      {%- else -%}
+        {%- set bad = [] -%}
+        {%- for field in ['start', 'end'] if item.get(field)
+              and spark_incremental._check_config_var(stamp, item[field]).problem is not none -%}
+          {%- do bad.append(field) -%}
+        {%- endfor -%}
+        {%- if bad | length > 0 -%}
+          {%- set detail = where ~ bad[0] ~ ' ' ~ spark_incremental._config_value_shown(item[bad[0]], quote_text=true)
+              ~ ' is not a date or timestamp: ' ~ forms -%}
+        {%- endif -%}
+        {%- if detail is none and item.get('end')
+              and spark_incremental._parse_ts(item.end) <= spark_incremental._parse_ts(item.start) -%}
+          {%- set detail = where ~ 'end ' ~ spark_incremental._config_value_shown(item.end, quote_text=true)
+              ~ ' is not after start ' ~ spark_incremental._config_value_shown(item.start, quote_text=true)
+              ~ ' (end is exclusive: the range is [start, end))' -%}
+        {%- endif -%}
       {%- endif -%}
-      {%- if item.get('end') and spark_incremental._parse_ts(item.end) <= spark_incremental._parse_ts(item.start) -%}
-        {{- return({'value': none, 'problem': problem ~ ', with end after start (end is exclusive)'}) -}}
+      {%- if detail is not none -%}
+        {{- return({'value': none, 'problem': problem, 'detail': detail}) -}}
       {%- endif -%}
     {%- endfor -%}
     {{- return({'value': parsed, 'problem': none}) -}}

@@ -1,13 +1,14 @@
-{#- The message for a bad var: the var, the value and its type, what is allowed, the
+{#- The message for a bad var: the var, the value and its type, what is wrong in it when
+    the check says (detail: the bad part of a restate value), what is allowed, the
     default, and the fix. -#}
-{% macro _config_var_error(entry, value, problem) -%}
+{% macro _config_var_error(entry, value, problem, detail=none) -%}
   {%- set default = entry.default -%}
   {%- set example = default if default is not none and default != [] else '...' -%}
   {#- as YAML reads it (true, not Python's True) -#}
   {%- set example = (example | string | lower) if example is sameas true or example is sameas false else example -%}
   {{- return("spark_incremental: spark_incremental__" ~ entry.name ~ " = "
       ~ spark_incremental._config_value_shown(value) ~ " (" ~ spark_incremental._config_value_type(value)
-      ~ ") is not allowed: it must be " ~ problem
+      ~ ") is not allowed: " ~ (detail ~ '; the value' if detail else 'it') ~ " must be " ~ problem
       ~ (' or null' if entry.get('nullable', false) else '')
       ~ "; default " ~ spark_incremental._config_value_shown(default, quote_text=true) ~ "."
       ~ " Fix it in dbt_project.yml vars:, in --vars '{spark_incremental__" ~ entry.name ~ ": "

@@ -6,7 +6,8 @@
   {%- set raw = var('spark_incremental__' ~ name, entry.default) -%}
   {%- set checked = spark_incremental._check_config_var(entry, raw) -%}
   {%- if checked.problem is not none -%}
-    {%- do exceptions.raise_compiler_error(spark_incremental._config_var_error(entry, raw, checked.problem)) -%}
+    {%- do exceptions.raise_compiler_error(
+        spark_incremental._config_var_error(entry, raw, checked.problem, checked.get('detail'))) -%}
   {%- endif -%}
   {{- return(checked.value) -}}
 {%- endmacro %}

@@ -10,7 +10,7 @@
     {%- if checked.problem is none -%}
       {%- do values.update({entry.name: checked.value}) -%}
     {%- else -%}
-      {%- do errors.append(spark_incremental._config_var_error(entry, raw, checked.problem)) -%}
+      {%- do errors.append(spark_incremental._config_var_error(entry, raw, checked.problem, checked.get('detail'))) -%}
     {%- endif -%}
   {%- endfor -%}
   {%- if values.session_lookback_days is defined and values.max_session_days is defined

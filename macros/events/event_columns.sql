@@ -4,11 +4,12 @@
     must exist: event_identifier, session_identifier, user_identifier, session_timestamp,
     the device timestamps (unless null: no late-sent filter), app_id_column when app_ids
     is set, and events_partition_column when set. A missing one stops with a message
-    that lists the table's columns of the right type; a missing table stops too (the
-    describe finds no column). The session and device timestamps, and the load timestamp
-    when the table has it (_load_timestamp_column: a name set explicitly must exist), must
-    be timestamp or timestamp_ntz columns: another type stops with the var, the column, its
-    type and the table's timestamp columns. Offline compiles get placeholders.
+    that lists the table's columns of the right type (for the partition column: the
+    table's partition columns, and which of them could hold the date); a missing table
+    stops too (the describe finds no column). The session and device timestamps, and the
+    load timestamp when the table has it (_load_timestamp_column: a name set explicitly
+    must exist), must be timestamp or timestamp_ntz columns: another type stops with the
+    var, the column, its type and the table's timestamp columns. Offline compiles get placeholders.
     Read (one describe) once per invocation (_run_cache). -#}
 {% macro _event_columns(events) -%}
   {%- if not spark_incremental._can_query() or spark_incremental._missing_at_compile(events) -%}
@@ -52,15 +53,37 @@
   {%- for name, kind in wanted -%}
     {%- set column = spark_incremental.get_config_var(name) -%}
     {%- if column is not none and column | lower not in types -%}
+      {%- set prefix = "spark_incremental: spark_incremental__" ~ name ~ " = '" ~ column ~ "' is not a column of "
+          ~ events ~ "." -%}
+      {%- if kind == 'partition' -%}
+        {#- the partition columns themselves (one more describe, only on this error), and the
+            ones of a type the package reads as a date -#}
+        {%- set partitions = spark_incremental._partition_columns(events) -%}
+        {%- set usable = [] -%}
+        {%- for other in partitions if types.get(other, '').split('(')[0] in kinds.partition -%}
+          {%- do usable.append(other) -%}
+        {%- endfor -%}
+        {%- set advice = "Set spark_incremental__events_partition_column to null (no partition pruning), or"
+            ~ " partition the table by the UTC date of the session timestamp" -%}
+        {%- if usable -%}
+          {%- set advice = "Set spark_incremental__events_partition_column to the partition column that holds"
+              ~ " the UTC date of the session timestamp (of " ~ usable | join(', ') ~ ": the ones of a type the"
+              ~ " package reads as a date, " ~ kinds.partition | join('/') ~ "), or to null (no partition pruning)" -%}
+        {%- endif -%}
+        {%- do exceptions.raise_compiler_error(prefix ~ " Its partition columns: "
+            ~ (partitions | join(', ') if partitions else 'none (the table is not partitioned)')
+            ~ (", none of a type the package reads as a date (" ~ kinds.partition | join('/') ~ ")"
+               if partitions and not usable else '')
+            ~ ". " ~ advice ~ ".") -%}
+      {%- endif -%}
       {%- set fitting = [] -%}
       {%- for other in columns if types[other | lower].split('(')[0] in kinds[kind] -%}
         {%- do fitting.append(other) -%}
       {%- endfor -%}
       {%- do exceptions.raise_compiler_error(
-          "spark_incremental: spark_incremental__" ~ name ~ " = '" ~ column ~ "' is not a column of "
-          ~ events ~ ". Its " ~ kind ~ " columns (" ~ kinds[kind] | join('/') ~ "): "
+          prefix ~ " Its " ~ kind ~ " columns (" ~ kinds[kind] | join('/') ~ "): "
           ~ (fitting | join(', ') if fitting else 'none') ~ ". Set spark_incremental__" ~ name
-          ~ " to one of them" ~ (" (or to null)" if name in ['device_created_timestamp', 'device_sent_timestamp', 'app_id_column', 'events_partition_column'] else "")
+          ~ " to one of them" ~ (" (or to null)" if name in ['device_created_timestamp', 'device_sent_timestamp', 'app_id_column'] else "")
           ~ ".") -%}
     {%- endif -%}
   {%- endfor -%}

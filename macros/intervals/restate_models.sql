@@ -2,7 +2,9 @@
     before anything is written (start_run, before the run lock; the plan preview too).
     A model entry redoes time intervals, so each named model must be an enabled
     managed_incremental model with a time_column; the event pipeline is restated by an
-    entry without a model. A misspelt name, a disabled model or one without time
+    entry without a model, which in a project without the pipeline
+    (spark_incremental__events_enabled false) would restate nothing: it stops the run,
+    listing what restate accepts. A misspelt name, a disabled model or one without time
     intervals (another managed_incremental model, a model tagged spark_incremental, any
     other model) stops the run with one message per bad name, listing what restate
     accepts. selection: in a run, a named model this run does not select is a warning
@@ -12,10 +14,16 @@
   {%- set raw = spark_incremental.get_config_var('restate') -%}
   {%- set entries = ([raw] if raw is mapping else raw) if raw else [] -%}
   {%- set names = [] -%}
-  {%- for entry in entries if entry is mapping and entry.get('model') -%}
-    {%- do names.extend([entry.model] if entry.model is string else entry.model) -%}
+  {%- set pipeline = [] -%}
+  {%- for entry in entries if entry is mapping -%}
+    {%- if entry.get('model') -%}
+      {%- do names.extend([entry.model] if entry.model is string else entry.model) -%}
+    {%- else -%}
+      {%- do pipeline.append(entry) -%}
+    {%- endif -%}
   {%- endfor -%}
-  {%- if names | length == 0 -%}
+  {%- set no_pipeline = pipeline | length > 0 and not spark_incremental._events_enabled() -%}
+  {%- if names | length == 0 and not no_pipeline -%}
     {{- return(none) -}}
   {%- endif -%}
 
@@ -30,6 +38,15 @@
          if spark_incremental._events_enabled() else '') ~ "." -%}
 
   {%- set errors = [] -%}
+  {%- if no_pipeline -%}
+    {#- without the events pipeline an entry without a model would restate nothing -#}
+    {%- do errors.append("spark_incremental: spark_incremental__restate = "
+        ~ spark_incremental._config_value_shown(pipeline[0] if pipeline | length == 1 else pipeline)
+        ~ ": an entry without a model restates the event pipeline, and this project has none"
+        ~ " (spark_incremental__events_enabled is false), so there is nothing to restate; nothing was"
+        ~ " restated. To restate a managed_incremental model's time intervals, give model:"
+        ~ " {model: name, start, end}. " ~ accepted) -%}
+  {%- endif -%}
   {%- set tracked = spark_incremental.tracked_models() -%}
   {%- for name in names | unique if name not in interval_models -%}
     {%- set node = spark_incremental._node_by_name(name) -%}

@@ -3,6 +3,7 @@
         materialized='spark_incremental_state_table',
         partition_by=['batch_id'],
         full_refresh=(none if spark_incremental.get_config_var('allow_refresh') else false),
+        meta={'forgets': 'the refresh plans recorded so far (no model state)'},
     )
 }}
 

@@ -8,7 +8,14 @@
     other qualifier count as dbt's, a longer name (`my_is_incremental()`) is not a call of
     it. Jinja comments are left out: they render nothing. SQL comments (`--`,
     `/* */`) are not: Jinja in them still runs (a `-- {% if is_incremental() %}` still
-    decides what follows), so a mention there is flagged too; reword it. -#}
+    decides what follows), so a mention there is flagged too; reword it.
+
+    Also stops a bare `is_incremental` (any qualifier: `spark_incremental.is_incremental`
+    too) in a Jinja condition, right after `if`, `elif`, `and`, `or` or `not` (in a
+    `{% %}` or `{{ }}` block, outside Jinja comments and Jinja strings): a macro object is
+    always true in Jinja, so `{% if is_incremental %}` always takes its branch (and `not
+    is_incremental` never does). The name outside Jinja (SQL text) is not Jinja and is
+    not flagged. -#}
 {% macro _managed_check_raw_code(node=none) -%}
   {%- set node = node if node is not none else model -%}
   {%- set raw = node.raw_code or '' -%}
@@ -33,5 +40,33 @@
           ~ " whole source (without unique_key: append every row again). Use"
           ~ " spark_incremental.is_incremental() (README, \"Migrating an incremental model\").") -%}
     {%- endif -%}
+  {%- endfor -%}
+  {#- a bare name in a condition: the macro object, always true -#}
+  {%- set bare = '(?<![A-Za-z0-9_.])(if|elif|and|or|not)' ~ space ~ '([(]' ~ space ~ ')*'
+      ~ '([A-Za-z0-9_]+' ~ space ~ '[.]' ~ space ~ ')?is_incremental(?![A-Za-z0-9_])(?!' ~ space ~ '[(])' -%}
+  {%- for block in modules.re.finditer('(?s)[{]%.*?%[}]|[{][{].*?[}][}]', raw) -%}
+    {%- set in_comment = [] -%}
+    {%- for span in comments if span[0] <= block.start() and block.start() < span[1] -%}
+      {%- do in_comment.append(span) -%}
+    {%- endfor -%}
+    {%- set code = block.group(0) -%}
+    {%- set strings = [] -%}
+    {%- for text in modules.re.finditer('\'[^\']*\'|"[^"]*"', code) -%}
+      {%- do strings.append([text.start(), text.end()]) -%}
+    {%- endfor -%}
+    {%- for found in modules.re.finditer(bare, code) if in_comment | length == 0 -%}
+      {%- set in_string = [] -%}
+      {%- for span in strings if span[0] <= found.start() and found.start() < span[1] -%}
+        {%- do in_string.append(span) -%}
+      {%- endfor -%}
+      {%- if in_string | length == 0 -%}
+        {%- do exceptions.raise_compiler_error("spark_incremental: model '" ~ node.name ~ "': `"
+            ~ modules.re.sub('[ \t\r\n]+', ' ', found.group(0)) ~ "` (line "
+            ~ (raw[:block.start() + found.start()].count('\n') + 1) ~ ") uses is_incremental without calling it:"
+            ~ " a macro is always true in Jinja, so the condition does not depend on the table (the"
+            ~ " incremental branch is always taken; after `not`, never). Call it:"
+            ~ " spark_incremental.is_incremental() (README, \"Migrating an incremental model\").") -%}
+      {%- endif -%}
+    {%- endfor -%}
   {%- endfor -%}
 {%- endmacro %}

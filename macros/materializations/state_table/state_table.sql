@@ -4,7 +4,10 @@
     cheap DDL). It is rebuilt (emptied) only by --full-refresh when the model's
     full_refresh config allows it, which the package ties to spark_incremental__allow_refresh.
     Config: partition_by (columns, last in the select), options (table options, applied
-    again to an existing table, so tables created by older versions get them). -#}
+    again to an existing table, so tables created by older versions get them),
+    meta.forgets (what a rebuild forgets, in words, for the log lines; default 'all
+    recorded state': with the events pipeline on, every tracked model is then backfilled
+    from start_date, which the line says; the line says nothing of events otherwise). -#}
 {% materialization spark_incremental_state_table, adapter='spark' %}
   {%- set target_relation = this.incorporate(type='table') -%}
   {%- set existing = adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier) -%}
@@ -15,14 +18,20 @@
 
   {{ run_hooks(pre_hooks) }}
 
+  {%- set forgets = (config.get('meta') or {}).get('forgets') -%}
+  {%- set backfill = ': every tracked model is then backfilled from spark_incremental__start_date'
+      if forgets is none and spark_incremental._events_enabled() else '' -%}
+  {%- set forgets = forgets or 'all recorded state' -%}
+
   {%- if rebuild -%}
-    {%- do spark_incremental._log('full refresh of ' ~ target_relation ~ ' allowed (spark_incremental__allow_refresh): all recorded state is forgotten') -%}
+    {%- do spark_incremental._log('full refresh of ' ~ target_relation ~ ' allowed (spark_incremental__allow_refresh):'
+        ~ ' rebuilt empty, forgetting ' ~ forgets ~ backfill) -%}
     {%- do adapter.drop_relation(existing) -%}
     {#- nothing read from the old log may answer later in this run -#}
     {%- do spark_incremental._forget_manifest_reads() -%}
   {%- elif existing is not none and flags.FULL_REFRESH -%}
-    {%- do spark_incremental._log('kept ' ~ target_relation ~ ' on --full-refresh (spark_incremental__allow_refresh: true rebuilds it empty, forgetting all recorded state: every'
-        ~ ' tracked model is then backfilled from spark_incremental__start_date)') -%}
+    {%- do spark_incremental._log('kept ' ~ target_relation ~ ' on --full-refresh (spark_incremental__allow_refresh:'
+        ~ ' true rebuilds it empty, forgetting ' ~ forgets ~ backfill ~ ')') -%}
   {%- endif -%}
 
   {%- if existing is none or rebuild -%}
