@@ -10,6 +10,8 @@ import time
 from tests.harness.dbt import DbtProject
 from tests.harness.sql import SparkSql, _sort_key
 
+JSON_PREFIX = "spark_incremental plan json: "
+
 EVENTS = {"event_id": "int", "ds": "date", "value": "int"}
 
 SOURCES_YML = """
@@ -118,8 +120,28 @@ def done_intervals(spark_sql: SparkSql, schema: str, model: str) -> list[list[st
     return json.loads(state)["intervals"]
 
 
+def _preview(project: DbtProject, vars: dict) -> tuple[dict, str]:
+    """The plan preview's JSON entry and table row for daily_events, with the run's vars."""
+    result = project.run("run-operation", "spark_incremental.plan",
+                         vars={**vars, "spark_incremental__plan_format": "json"})
+    found = [line.split(JSON_PREFIX, 1)[1] for line in result.lines if JSON_PREFIX in line]
+    assert len(found) == 1, result.text()
+    entry = {e["model"]: e for e in json.loads(found[0])["models"]}["daily_events"]
+    return entry, next(line for line in result.lines if line.startswith("daily_events "))
+
+
+def _batch_ranges(lines: list[str]) -> list[str]:
+    """The ranges of the interval batches the run logged, in order."""
+    return [line.split(": ", 3)[3].split(" (")[0] for line in lines if "daily_events: interval batch" in line]
+
+
 def test_batches_gaps_restatement_and_coarse_partitions(make_project, spark_sql: SparkSql) -> None:
-    project: DbtProject = make_project()
+    """The plan preview before the restatement and before the gap's run shows the ranges
+    the restatement redoes and the batches each run then processes. The events pipeline
+    is off (no events table; its example models go): the preview shows a plain dbt run."""
+    project: DbtProject = make_project(spark_incremental__events_enabled=False)
+    for path in sorted((project.project_dir / "models" / "derived").iterdir()):
+        path.unlink()
     schema = project.schema
     project.write_model("intervals_test/sources.yml", SOURCES_YML)
     project.write_model("intervals_test/daily_events", DAILY_EVENTS)
@@ -151,13 +173,20 @@ def test_batches_gaps_restatement_and_coarse_partitions(make_project, spark_sql:
     # late data for 2024-01-01 and 2024-01-02: restate them; the batch of 2024-01-02 fails
     spark_sql.create_table(f"{schema}.events", EVENTS, events_rows(days, {"2024-01-01": 1, "2024-01-02": 1}))
     restate = {"model": "daily_events", "start": "2024-01-01", "end": "2024-01-03"}
-    result = project.run(
-        "run", "-s", "daily_events",
-        vars={"spark_incremental__now": "2024-01-05 07:00:00", "spark_incremental__restate": restate,
-              "fail_day": "2024-01-02"},
-        expect_success=False,
-    )
+    restate_vars = {"spark_incremental__now": "2024-01-05 07:00:00", "spark_incremental__restate": restate,
+                    "fail_day": "2024-01-02"}
+    entry, row = _preview(project, restate_vars)
+    assert entry["plan"]["restated"] == [["2024-01-01 00:00:00", "2024-01-03 00:00:00"]], entry
+    assert entry["plan"]["work"]["batches"] == [
+        ["2024-01-01 00:00:00", "2024-01-02 00:00:00"], ["2024-01-02 00:00:00", "2024-01-03 00:00:00"],
+        ["2024-01-04 00:00:00", "2024-01-05 00:00:00"]], entry
+    assert ("intervals: time intervals (3 batches): [2024-01-01 00:00:00, 2024-01-02 00:00:00) .."
+            " [2024-01-04 00:00:00, 2024-01-05 00:00:00); restate redoes [2024-01-01 00:00:00, 2024-01-03 00:00:00)"
+            in row), row
+    result = project.run("run", "-s", "daily_events", vars=restate_vars, expect_success=False)
     assert "failing on purpose" in result.text() + str(result.exception)
+    # the run took the previewed batches in order, up to the one that failed
+    assert _batch_ranges(result.pkg_lines()) == ["[2024-01-01 00:00:00, 2024-01-02 00:00:00)"], result.pkg_lines()
     got = {row[0]: row[1] for row in table(spark_sql, f"{schema}.daily_events")}
     assert got == {d("2024-01-01"): 3, d("2024-01-02"): 3, d("2024-01-03"): 4}  # 01-01 redone, 01-02 not
     # the first batch is recorded; the failed day is now a gap in the middle
@@ -166,8 +195,12 @@ def test_batches_gaps_restatement_and_coarse_partitions(make_project, spark_sql:
         ["2024-01-03 00:00:00", "2024-01-04 00:00:00"],
     ]
 
-    # the next run fills the gap and the tail
+    # the next run fills the gap and the tail: the batches the preview shows
+    entry, _ = _preview(project, {"spark_incremental__now": "2024-01-05 07:00:00"})
+    assert entry["plan"]["restated"] == [] and entry["action"] == "intervals", entry
     result = project.run("run", "-s", "daily_events", vars={"spark_incremental__now": "2024-01-05 07:00:00"})
+    assert _batch_ranges(result.pkg_lines()) == [
+        "[{}, {})".format(*batch) for batch in entry["plan"]["work"]["batches"]], (entry, result.pkg_lines())
     batches = [line for line in result.pkg_lines() if "daily_events: interval batch" in line]
     assert [b.split(": ", 2)[2].split(" (")[0] for b in batches] == [
         "interval batch 1/2: [2024-01-02 00:00:00, 2024-01-03 00:00:00)",

@@ -10,6 +10,7 @@ table equal to a full rebuild from the same sources (sorted rows, every column).
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 
 from tests.harness.dbt import DbtProject, DbtResult
@@ -70,6 +71,7 @@ final as (
 select * from final
 """
 
+JSON_PREFIX = "spark_incremental plan json: "
 REFERENCE = "select sale_id, product, amount, date from {s}.sales"
 
 
@@ -87,18 +89,59 @@ def rendered_for(project: DbtProject, model: str) -> str:
     return found.group(1).lower()
 
 
+def refresh_block(messages: list[str]) -> str | None:
+    """The refresh plan block of described changes, as logged (one message), or None."""
+    blocks = [m for m in messages if m.startswith("spark_incremental: refresh plan for ")]
+    assert len(blocks) <= 1, blocks
+    return blocks[0] if blocks else None
+
+
+def preview(project: DbtProject, vars: dict) -> tuple[dict, str | None, list[str]]:
+    """``dbt run-operation spark_incremental.plan`` with the run's vars: its JSON line,
+    its refresh plan block and its lines."""
+    result = project.run("run-operation", "spark_incremental.plan",
+                         vars={**vars, "spark_incremental__plan_format": "json"})
+    found = [line.split(JSON_PREFIX, 1)[1] for line in result.lines if JSON_PREFIX in line]
+    assert len(found) == 1, result.text()
+    return json.loads(found[0]), refresh_block(result.lines), result.lines
+
+
 def run(project: DbtProject, model: str, changes: list[dict] | None = None,
-        full_refresh: bool = False) -> tuple[str, str]:
-    """One run of `model`; asserts one plan, rendered and acted on. Returns it."""
+        full_refresh: bool = False, previewed: bool = False) -> tuple[str, str]:
+    """One run of `model`; asserts one plan, rendered and acted on. Returns it. previewed:
+    first the plan preview, whose entry for `model` must be the run's plan: its action, and
+    the refresh plan block of described changes the run logs, the model's lines of it
+    in the preview's JSON and in its table."""
     vars: dict = {"spark_incremental__now": NOW}
     if changes is not None:
         vars["spark_incremental__changes"] = changes
+    shown = preview(project, vars) if previewed else None
     args = ("run", "-s", model) + (("--full-refresh",) if full_refresh else ())
     result = project.run(*args, vars=vars)
     plans = planned(result, model)
     assert len(plans) == 1, f"{model} planned {len(plans)} times:\n" + result.tail(40)
     action, incremental = plans[0]
     assert rendered_for(project, model) == incremental, result.tail(40)
+    if shown is not None:
+        plan_json, block, lines = shown
+        entry = {e["model"]: e for e in plan_json["models"]}[model]
+        assert (entry["action"], entry["plan"]["action"]) == (action, action), entry
+        assert entry["plan"]["is_incremental"] == (incremental == "true"), entry
+        # the block the run logs (debug level without log_plan) is the block the preview printed
+        ran_block = refresh_block(result.debug_lines + result.lines)
+        assert block == ran_block, f"preview:\n{block}\nrun:\n{ran_block}"
+        prefix = f"  model    {model}: "
+        ran = [line[len(prefix):] for line in (ran_block or "").splitlines() if line.startswith(prefix)]
+        if changes:
+            assert ran and entry["refresh_plan"]["lines"] == ran, (entry, ran_block)
+            assert [c["table"] for c in plan_json["changes"]] == [c["table"] for c in changes], plan_json
+            # the table row of the model shows them too (apply_changes: the operations; a
+            # rebuild: its reason, the one the block gives)
+            row = next(line for line in lines if line.startswith(model + " "))
+            shown_text = "; ".join(ran) if action == "apply_changes" else ran[0].replace("full refresh, because ", "")
+            assert shown_text in row, (row, ran)
+        else:
+            assert entry["refresh_plan"] is None and plan_json["changes"] == [], entry
     return action, incremental
 
 
@@ -111,8 +154,13 @@ def assert_equals_rebuild(spark_sql: SparkSql, schema: str, model: str) -> None:
 def test_changes_render_the_sql_for_the_plan_they_apply(make_project, spark_sql: SparkSql) -> None:
     """A described change renders the model's SQL as not incremental: ADD_ROWS for a past
     date adds its rows (an is_incremental() filter would drop them), a replaced scope is
-    re-read whole, and a change that forces a full refresh builds from every row."""
-    project = make_project()
+    re-read whole, and a change that forces a full refresh builds from every row. The plan
+    preview before three of the runs shows the plan each then acts on. No events table:
+    the events pipeline is off and its example models go (a plain `dbt run`, which the
+    preview shows, would need it)."""
+    project = make_project(spark_incremental__events_enabled=False)
+    for path in sorted((project.project_dir / "models" / "derived").iterdir()):
+        path.unlink()
     schema = project.schema
     project.write_model("one_plan/sources.yml", SOURCES_YML)
     project.write_model("one_plan/sales_append", APPEND_MODEL)
@@ -126,20 +174,21 @@ def test_changes_render_the_sql_for_the_plan_they_apply(make_project, spark_sql:
     # a plain run: the SQL's own filter reads past the mark
     sales.append((6, "P1", 6, d("2024-01-06")))
     spark_sql.insert_rows(f"{schema}.sales", SALES, [sales[-1]])
-    assert run(project, "sales_append") == ("append", "true")
+    assert run(project, "sales_append", previewed=True) == ("append", "true")
     assert_equals_rebuild(spark_sql, schema, "sales_append")
 
     # ADD_ROWS for a date before the mark
     sales.append((7, "P2", 70, d("2024-01-02")))
     spark_sql.insert_rows(f"{schema}.sales", SALES, [sales[-1]])
     scope = [{"table": "sales", "type": "ADD_ROWS", "scope": "sales.sale_id = 7"}]
-    assert run(project, "sales_append", scope) == ("apply_changes", "false")
+    assert run(project, "sales_append", scope, previewed=True) == ("apply_changes", "false")
     assert_equals_rebuild(spark_sql, schema, "sales_append")
 
     # a change that forces a full refresh (no scope): built from every row
     sales.append((8, "P3", 80, d("2024-01-03")))
     spark_sql.insert_rows(f"{schema}.sales", SALES, [sales[-1]])
-    assert run(project, "sales_append", [{"table": "sales", "type": "ADD_ROWS"}]) == ("build", "false")
+    assert run(project, "sales_append", [{"table": "sales", "type": "ADD_ROWS"}],
+               previewed=True) == ("build", "false")
     assert_equals_rebuild(spark_sql, schema, "sales_append")
 
     # nothing new, nothing described: still one plan

@@ -12,6 +12,7 @@ column).
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 from typing import Any, Callable
 
@@ -24,6 +25,7 @@ from tests.test_rebuilds import (
 )
 
 RESTATE = "spark_incremental__restate"
+JSON_PREFIX = "spark_incremental plan json: "
 DAY = "2021-01-03"
 # every column of every table, quarantined_at too: a restatement that changes nothing
 # rewrites nothing
@@ -85,6 +87,15 @@ def test_restating_a_range_repairs_it_and_moves_no_last_success(
 
     # 1. a range with no events: nothing changes, no last_success moves
     start, end = _empty_range(rows)
+    # the plan preview says what the restatement reprocesses: the range, for the whole chain
+    preview = project.run("run-operation", "spark_incremental.plan",
+                          vars={**_now(FINAL_NOW), RESTATE: {"start": start, "end": end},
+                                "spark_incremental__plan_format": "json"})
+    shown = json.loads(next(line.split(JSON_PREFIX, 1)[1] for line in preview.lines if JSON_PREFIX in line))
+    assert shown["restate"] == {"start": start, "end": end}, shown
+    limits = {e["model"]: e for e in shown["models"]}["spark_incremental_base_new_event_limits"]
+    assert (limits["state"], limits["lower_limit"], limits["upper_limit"]) == (5, start, end), limits
+    assert f"state 5: events '{start}' to '{end}' (reprocessing sessions" in limits["detail"], limits
     result = project.run("run", vars={**_now(FINAL_NOW), RESTATE: {"start": start, "end": end}})
     _line(result, f"[restate] reprocessing sessions with events between '{start}' and '{end}'")
     _line(result, "manifest: restatement of", "no progress recorded")

@@ -5,13 +5,8 @@
     {%- do lines.append('  change   ' ~ change.table ~ ': ' ~ change.type ~ (' where ' ~ change.scope if change.scope else ' (no scope)')) -%}
   {%- endfor -%}
   {%- for plan in plans -%}
-    {%- for operation in plan.operations -%}
-      {%- if operation.operation == 'full refresh' -%}
-        {%- do lines.append('  model    ' ~ plan.model ~ ': full refresh, because ' ~ operation.reason) -%}
-      {%- else -%}
-        {%- do lines.append('  model    ' ~ plan.model ~ ': ' ~ operation.operation ~ ' ' ~ operation.condition
-            ~ (' (' ~ operation.reason ~ ')' if operation.reason else '')) -%}
-      {%- endif -%}
+    {%- for text in spark_incremental._format_refresh_plan_operations(plan) -%}
+      {%- do lines.append('  model    ' ~ plan.model ~ ': ' ~ text) -%}
     {%- endfor -%}
   {%- endfor -%}
   {%- if plans | length == 0 -%}
@@ -22,6 +17,24 @@
         ~ ' run it with the same changes') -%}
   {%- endfor -%}
   {{- return(lines | join('\n')) -}}
+{%- endmacro %}
+
+
+{#- One model's operations in words, one text per operation, as the block shows them
+    after 'model <name>: ': 'add rows where (sales.date = ...)', 'replace scope (...) (why)',
+    'full refresh, because <reason>'. The plan preview (spark_incremental.plan) shows
+    these very texts for each model. -#}
+{% macro _format_refresh_plan_operations(plan) -%}
+  {%- set texts = [] -%}
+  {%- for operation in plan.operations -%}
+    {%- if operation.operation == 'full refresh' -%}
+      {%- do texts.append('full refresh, because ' ~ operation.reason) -%}
+    {%- else -%}
+      {%- do texts.append(operation.operation ~ ' ' ~ operation.condition
+          ~ (' (' ~ operation.reason ~ ')' if operation.reason else '')) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{- return(texts) -}}
 {%- endmacro %}
 
 

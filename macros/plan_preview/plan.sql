@@ -9,7 +9,8 @@
     models the tables they depend on. With spark_incremental__plan_format json it also
     logs one line 'spark_incremental plan json: {...}'. It also says who holds the run
     lock, if anyone, and whether the next run would be refused or take it over
-    (_run_lock_status). -#}
+    (_run_lock_status). With described changes it prints the refresh plan block the run's
+    start hook logs (_format_refresh_plan of the models' own refresh plans). -#}
 {% macro plan() -%}
   {{- return(adapter.dispatch('plan', 'spark_incremental')()) -}}
 {%- endmacro %}
@@ -46,9 +47,22 @@
   {%- endif -%}
   {%- set total = spark_incremental._plan_total(entries) -%}
   {%- do spark_incremental._plan_print(entries, total) -%}
+  {#- described changes: the refresh plan block the run's on-run-start hook logs (plan_changes),
+      from the models' own refresh plans, for a run that selects every model -#}
+  {%- set changes = spark_incremental.get_changes() if spark_incremental._raw_changes() | length > 0 else [] -%}
+  {%- if changes | length > 0 -%}
+    {%- do spark_incremental._log(spark_incremental._format_refresh_plan(changes,
+        entries | selectattr('refresh_plan') | map(attribute='refresh_plan') | list)) -%}
+  {%- endif -%}
+  {%- set restate = none -%}
+  {%- if limits is not none and limits.state == 5 -%}
+    {%- set restate = {'start': spark_incremental._ts_text(limits.lower_limit),
+                       'end': spark_incremental._ts_text(limits.upper_limit)} -%}
+  {%- endif -%}
   {%- if plan_format == 'json' -%}
     {%- do log('spark_incremental plan json: ' ~ tojson({'generated_at': spark_incremental._ts_text(now),
-        'models': entries, 'total': total, 'lock': lock.locks}, sort_keys=true), info=true) -%}
+        'models': entries, 'total': total, 'lock': lock.locks,
+        'changes': spark_incremental._plan_json_safe(changes), 'restate': restate}, sort_keys=true), info=true) -%}
   {%- endif -%}
   {{- return('') -}}
 {%- endmacro %}
@@ -85,7 +99,8 @@
       {#- a managed_incremental base model (the lifecycle manifest): its own plan decides -#}
       {%- set planned = spark_incremental._plan_model(managed[name], limits, false, managed[name]) -%}
       {%- do entry.update({'kind': 'base + ' ~ planned.kind, 'action': planned.action,
-          'detail': planned.detail ~ '; ' ~ entry.detail, 'inputs': planned.inputs}) -%}
+          'detail': planned.detail ~ '; ' ~ entry.detail, 'inputs': planned.inputs,
+          'plan': planned.plan, 'refresh_plan': planned.refresh_plan}) -%}
     {%- endif -%}
     {%- do entry.update({'state': limits.state, 'lower_limit': spark_incremental._ts_text(limits.lower_limit),
         'upper_limit': spark_incremental._ts_text(limits.upper_limit)}) -%}
@@ -152,9 +167,10 @@
     {%- set planned = spark_incremental._managed_plan_for_node(managed_node, api.Relation.create(
         database=managed_node.database, schema=managed_node.schema, identifier=managed_node.alias, type='table'),
         false, false, preview=true, limits=limits) -%}
+    {%- set managed = spark_incremental._plan_managed_detail(planned) -%}
     {%- do kinds.append('managed: ' ~ planned.cfg.mutability_type) -%}
-    {%- do details.insert(0, spark_incremental._managed_next_run_text(planned.plan)) -%}
-    {%- do entry.update({'action': planned.plan.action}) -%}
+    {%- do details.insert(0, managed.text) -%}
+    {%- do entry.update({'action': planned.plan.action, 'plan': managed.plan, 'refresh_plan': managed.refresh_plan}) -%}
   {%- endif -%}
   {%- do entry.update({'kind': kinds | join(' + '), 'detail': details | join('; ')}) -%}
   {%- for dependency in node.depends_on.nodes -%}
@@ -169,6 +185,79 @@
     {%- endif -%}
   {%- endfor -%}
   {{- return(entry) -}}
+{%- endmacro %}
+
+
+{#- A managed_incremental model's next run from its plan (_managed_plan_for_node, the run's
+    own): {text, plan, refresh_plan}. text: the action and reason (_managed_next_run_text),
+    then what the run logs of it: the operations of its refresh plan for described changes
+    (_format_refresh_plan_operations, the texts of the run's refresh plan block), the time
+    intervals it processes (the batches before the run's probe drops the empty ones) and
+    the ranges a restatement redoes, and the notes the run logs (kept by forward_only,
+    changes already applied). plan: the run's plan object in JSON-safe form, without its
+    change_plan; refresh_plan: the refresh plan of the described changes that reach the
+    model (also when they make it rebuild), with lines (those texts), or none. -#}
+{% macro _plan_managed_detail(planned) -%}
+  {%- set plan = planned.plan -%}
+  {%- set parts = [spark_incremental._managed_next_run_text(plan)] -%}
+  {%- set refresh_plan = none -%}
+  {%- if planned.flags.change_plan is not none -%}
+    {%- set refresh_plan = {} -%}
+    {%- do refresh_plan.update(planned.flags.change_plan) -%}
+    {%- do refresh_plan.update({'lines': spark_incremental._format_refresh_plan_operations(refresh_plan)}) -%}
+    {%- if plan.action == 'apply_changes' -%}
+      {%- do parts.append(refresh_plan.lines | join('; ')) -%}
+    {%- endif -%}
+  {%- endif -%}
+  {%- if plan.action == 'intervals' and plan.work.batches | length > 0 -%}
+    {%- set batches = plan.work.batches -%}
+    {%- do parts.append(spark_incremental._plan_range_text(batches[0])
+        ~ (' .. ' ~ spark_incremental._plan_range_text(batches[-1]) if batches | length > 1 else '')) -%}
+  {%- endif -%}
+  {%- set texts = [parts | join(': ')] -%}
+  {%- for pair in plan.get('restated') or [] -%}
+    {%- do texts.append('restate redoes ' ~ spark_incremental._plan_range_text(pair)) -%}
+  {%- endfor -%}
+  {%- for note in [plan.get('kept'), plan.get('changes_skipped')] if note -%}
+    {%- do texts.append(note) -%}
+  {%- endfor -%}
+  {%- set shown = {} -%}
+  {%- for key, value in plan.items() if key != 'change_plan' -%}
+    {%- do shown.update({key: value}) -%}
+  {%- endfor -%}
+  {{- return({'text': texts | join('; '), 'plan': spark_incremental._plan_json_safe(shown),
+              'refresh_plan': spark_incremental._plan_json_safe(refresh_plan)}) -}}
+{%- endmacro %}
+
+
+{#- [start, end) of a time range, as the run's interval batches log it. -#}
+{% macro _plan_range_text(pair) -%}
+  {{- return('[' ~ spark_incremental._ts_text(pair[0]) ~ ', ' ~ spark_incremental._ts_text(pair[1]) ~ ')') -}}
+{%- endmacro %}
+
+
+{#- A value tojson can write: timestamps as 'YYYY-MM-DD HH:MM:SS' text, mappings and lists
+    converted item by item, strings, numbers, booleans and none as they are, anything else
+    as its text. -#}
+{% macro _plan_json_safe(value) -%}
+  {%- if value is none or value is string or value is boolean or value is integer or value is float -%}
+    {{- return(value) -}}
+  {%- elif value is mapping -%}
+    {%- set safe = {} -%}
+    {%- for key, item in value.items() -%}
+      {%- do safe.update({key | string: spark_incremental._plan_json_safe(item)}) -%}
+    {%- endfor -%}
+    {{- return(safe) -}}
+  {%- elif value.strftime is defined -%}
+    {{- return(spark_incremental._ts_text(value)) -}}
+  {%- elif value is iterable -%}
+    {%- set safe = [] -%}
+    {%- for item in value -%}
+      {%- do safe.append(spark_incremental._plan_json_safe(item)) -%}
+    {%- endfor -%}
+    {{- return(safe) -}}
+  {%- endif -%}
+  {{- return(value | string) -}}
 {%- endmacro %}
 
 

@@ -30,6 +30,8 @@
                              (flags.change_plan, from spark_incremental.refresh_plan());
              'intervals'     process the missing time intervals of `work` (rebuild: create
                              the table empty first and forget the done intervals).
+      restated: with time intervals (and no rebuild), the ranges spark_incremental__restate
+                redoes for the model ([[start, end)], [] when none).
       window: the source filter on the along column (text bounds; none = unbounded).
       by_key: target rows whose unique_key is among the new rows are replaced. -#}
 {% macro _managed_plan(cfg, state, now, flags) -%}
@@ -95,9 +97,10 @@
 
   {#- 1c. time intervals: the missing ready intervals, in batches -#}
   {%- if cfg.intervals -%}
+    {%- set restated = spark_incremental._interval_restated(cfg.model, cfg.intervals, now) -%}
+    {%- do plan.update({'restated': restated}) -%}
     {%- set work = spark_incremental._interval_batches(cfg.intervals,
-        spark_incremental._ranges_from_text((state.state if state else {}).get('intervals')), now,
-        spark_incremental._interval_restated(cfg.model, cfg.intervals, now)) -%}
+        spark_incremental._ranges_from_text((state.state if state else {}).get('intervals')), now, restated) -%}
     {%- if work.batches | length == 0 -%}
       {%- do plan.update({'action': 'skip', 'reason': 'skipped: no missing ' ~ cfg.intervals.unit ~ ' intervals up to '
           ~ spark_incremental._ts_text(work.end) ~ "; next due when cron '" ~ cfg.intervals.cron_text ~ "' fires at "
