@@ -19,10 +19,11 @@
   {%- endif -%}
   {%- set plans = [] -%}
   {%- set unselected = [] -%}
+  {%- set selected = spark_incremental._selected_ids() -%}
   {%- for node in spark_incremental._managed_incremental_nodes() -%}
     {%- set plan = spark_incremental._refresh_plan_for_node(node, changes) -%}
     {%- if plan is not none -%}
-      {%- if node.unique_id in selected_resources -%}
+      {%- if node.unique_id in selected -%}
         {%- do plans.append(plan) -%}
       {%- else -%}
         {%- do unselected.append(node.name) -%}

@@ -66,7 +66,7 @@
   {%- endif -%}
 
   {%- if selection -%}
-    {%- set selected = selected_resources | default([], true) -%}
+    {%- set selected = spark_incremental._selected_ids() -%}
     {%- for name in names | unique if interval_models[name].unique_id not in selected -%}
       {%- do spark_incremental._warn("spark_incremental__restate: model '" ~ name ~ "' is not selected in this"
           ~ " run: nothing is restated for it (select it, e.g. --select " ~ name ~ ", to restate it)") -%}

@@ -106,7 +106,7 @@
         "spark_incremental: another dbt run (invocation " ~ holder.invocation_id ~ ", started "
         ~ holder.locked_at ~ " UTC, last seen " ~ holder.seen_at ~ " UTC) holds the manifest lock;"
         ~ " this run changed nothing. A running run keeps its lock alive; if that run is dead, the"
-        ~ " next run takes its lock over once it has been silent for " ~ timeout ~ " minutes"
+        ~ " next run takes its lock over once it has been silent for " ~ spark_incremental._minutes_text(timeout)
         ~ " (spark_incremental__lock_timeout_minutes), from " ~ silent_from.strftime('%Y-%m-%d %H:%M:%S')
         ~ " UTC if it writes no other row, or run again now with"
         ~ " --vars '{spark_incremental__force_unlock: true}' if you are sure it is dead.") -%}
@@ -232,11 +232,11 @@
         {%- do found.lines.append('run lock: held by invocation ' ~ lock.invocation_id ~ ' (started ' ~ lock.locked_at
             ~ ' UTC, last seen ' ~ lock.seen_at ~ " UTC): a run of the package's models started now stops before its"
             ~ ' models. If that run is dead, the next run takes its lock over from ' ~ lock.silent_from ~ ' UTC ('
-            ~ timeout ~ ' minutes silent, spark_incremental__lock_timeout_minutes), or at once with'
+            ~ spark_incremental._minutes_text(timeout) ~ ' silent, spark_incremental__lock_timeout_minutes), or at once with'
             ~ ' spark_incremental__force_unlock') -%}
       {%- else -%}
         {%- do found.lines.append('run lock: invocation ' ~ lock.invocation_id ~ ' (started ' ~ lock.locked_at
-            ~ ' UTC) has been silent since ' ~ lock.seen_at ~ ' UTC, more than ' ~ timeout ~ ' minutes: its run was'
+            ~ ' UTC) has been silent since ' ~ lock.seen_at ~ ' UTC, more than ' ~ spark_incremental._minutes_text(timeout) ~ ': its run was'
             ~ ' killed, and the next run takes its lock over') -%}
       {%- endif -%}
     {%- endfor -%}
@@ -258,8 +258,8 @@
     {%- if not spark_incremental._lock_is_silent(holder, timeout) or holder.invocation_id == invocation_id -%}
       {%- do live.append(holder) -%}
     {%- else -%}
-      {%- set why = 'silent since ' ~ holder.seen_at ~ ' UTC, more than ' ~ timeout
-          ~ ' minutes (spark_incremental__lock_timeout_minutes): its run was killed' -%}
+      {%- set why = 'silent since ' ~ holder.seen_at ~ ' UTC, more than ' ~ spark_incremental._minutes_text(timeout)
+          ~ ' (spark_incremental__lock_timeout_minutes): its run was killed' -%}
       {%- do released.append({'model': spark_incremental._lock_model_name(), 'record_type': 'unlock',
                               'state': holder.invocation_id, 'action': 'taken over by ' ~ invocation_id ~ ': ' ~ why}) -%}
       {%- do spark_incremental._warn('took over the manifest lock of invocation ' ~ holder.invocation_id
@@ -344,7 +344,7 @@
         {%- do spark_incremental._warn('this run went ' ~ '%.1f' | format(since_previous / 60)
             ~ ' minutes without keeping its lock alive (a model, or models that read neither the run limits nor'
             ~ ' a managed table, ran that long), a third of spark_incremental__lock_timeout_minutes (' ~ timeout
-            ~ ') or more. A lock without a new row for ' ~ timeout ~ ' minutes is taken over by the next run, and a'
+            ~ ') or more. A lock without a new row for ' ~ spark_incremental._minutes_text(timeout) ~ ' is taken over by the next run, and a'
             ~ " run's newest lock row may be a third of that old when such a stretch begins: a stretch of "
             ~ '%.1f' | format(timeout * 2 / 3) ~ ' minutes could let the next run in while this run works. Keep'
             ~ ' spark_incremental__lock_timeout_minutes at least 1.5 times the longest such stretch ('

@@ -16,7 +16,7 @@
   {%- if not execute -%}
     {{- return(true) -}}
   {%- endif -%}
-  {%- for unique_id in selected_resources | default([], true) if unique_id in graph.nodes -%}
+  {%- for unique_id in spark_incremental._selected_ids() if unique_id in graph.nodes -%}
     {%- set node = graph.nodes[unique_id] -%}
     {%- if spark_incremental._is_package_node(node) -%}
       {{- return(true) -}}

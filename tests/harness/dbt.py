@@ -255,6 +255,7 @@ class DbtProject:
         adds to (None: removes from) the environment of this call. ``on_line`` sees each
         non-debug line as it is logged (a test in another thread can act at a point of
         the run)."""
+        from dbt import selected_resources
         from dbt.cli.main import dbtRunner
 
         lines: list[str] = []
@@ -271,6 +272,9 @@ class DbtProject:
 
         cli = self.cli_args(args, vars)
         started = time.monotonic()
+        # dbt keeps the selection in a module global that only a selector sets: a new
+        # process starts with none (`dbt retry` sets none), and so does each call here
+        selected_resources.set_selected_resources(set())
         with _patched_env({**self.env(vars), **(env or {})}), contextlib.chdir(self.project_dir):
             res = dbtRunner(callbacks=[callback]).invoke(cli)
         STATS.add(time.monotonic() - started, debug_lines, lines)
