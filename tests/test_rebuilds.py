@@ -158,6 +158,16 @@ select * from final
 """
 
 
+def _assert_session_ids_whole(spark_sql: SparkSql, project: DbtProject) -> None:
+    """session_ids (SESSION_IDS) holds every session: sessions equals a full run's (asserted
+    before this) and has one row per session it touched."""
+    relation = project.relation("session_ids")
+    spark_sql.execute(f"refresh table {relation}")
+    got = sorted(spark_sql.query(f"select session_identifier from {relation}"), key=_sort_key)
+    want = sorted(spark_sql.query(f"select session_identifier from {project.relation('sessions')}"), key=_sort_key)
+    assert got == want, f"session_ids: {len(got)} rows, a full run has {len(want)}"
+
+
 # ----------------------------------------------------------------------------- (a')
 def test_full_refresh_of_a_dbt_incremental_tracked_model_is_backfilled(
     make_project: Callable[..., DbtProject], spark_sql: SparkSql
@@ -178,12 +188,7 @@ def test_full_refresh_of_a_dbt_incremental_tracked_model_is_backfilled(
     assert _catch_up(project, 3) == ["spark_incremental: [state 2]", "spark_incremental: [state 3]",
                                      "spark_incremental: [state 4]"]
     _assert_equals_one_full_run(make_project, spark_sql, project)
-    relation = project.relation("session_ids")
-    spark_sql.execute(f"refresh table {relation}")
-    got = sorted(spark_sql.query(f"select session_identifier from {relation}"), key=_sort_key)
-    # sessions equals a full run's (asserted above) and has one row per session it touched
-    want = sorted(spark_sql.query(f"select session_identifier from {project.relation('sessions')}"), key=_sort_key)
-    assert got == want, f"session_ids: {len(got)} rows, a full run has {len(want)}"
+    _assert_session_ids_whole(spark_sql, project)
 
 
 # ----------------------------------------------------------------------------- (b)
@@ -209,6 +214,36 @@ def test_rebuilt_lifecycle_manifest_re_derives_the_base_chain(
 
     assert _catch_up(project, 2) == ["spark_incremental: [state 1]", "spark_incremental: [state 4]"]
     _assert_equals_one_full_run(make_project, spark_sql, project)
+
+
+# ----------------------------------------------------------------------------- (b')
+def test_a_dropped_table_of_a_tracked_model_is_backfilled(
+    make_project: Callable[..., DbtProject], spark_sql: SparkSql
+) -> None:
+    """A tracked model's table is dropped by hand (or the model deleted and added back)
+    while the manifest keeps its progress: the start hook forgets it, so the same run
+    backfills it from start_date instead of building it from one window (managed and
+    dbt's own incremental alike); after catch-up runs the tables equal one full run."""
+    project = _project(make_project, spark_sql)
+    project.write_model("derived/session_ids", SESSION_IDS)
+    _two_runs(project)
+    assert set(_tracked_progress(spark_sql, project)) == {"sessions", "page_views", "session_ids"}
+    for name in ("sessions", "session_ids"):
+        spark_sql.execute(f"drop table {project.relation(name)}")
+
+    result = project.run("run", vars=_now(FINAL_NOW))
+    for name in ("session_ids", "sessions"):
+        line = _line(result, f"{name}: its table ", " does not exist (dropped, or the model was deleted and added back)",
+                     f"removed from the manifest: {name}.")
+        assert "backfills it from spark_incremental__start_date (2021-01-01)" in line, line
+    states = [line.split("] ", 1)[0] + "]" for line in result.pkg_lines() if "[state " in line]
+    assert states == ["spark_incremental: [state 2]"], result.pkg_lines()
+    assert _line(result, "[state 2] new incremental models session_ids, sessions, backfilling")
+
+    states = _catch_up(project, 3)
+    assert states[-1] == "spark_incremental: [state 4]", states
+    _assert_equals_one_full_run(make_project, spark_sql, project)
+    _assert_session_ids_whole(spark_sql, project)
 
 
 # ----------------------------------------------------------------------------- (c)

@@ -38,9 +38,11 @@
 {#- Apply the rule for a rebuild of model_name (reason: why it is rebuilt). Appends one
     'remove' row per forgotten model (action 'rebuilt: ...'; update_manifest records no
     progress for them in this run) and logs it. Call it before the swap: if the run dies
-    after, the model is forgotten and the next runs re-derive it whole. Returns the
+    after, the model is forgotten and the next runs re-derive it whole. before_limits:
+    called by the start hook, before this run's limits are read (_forget_missing_tables):
+    the run itself backfills the forgotten models and records their progress. Returns the
     forgotten models (empty: the build is whole, nothing to do). -#}
-{% macro _forget_rebuilt(model_name, reason) -%}
+{% macro _forget_rebuilt(model_name, reason, before_limits=false) -%}
   {%- set forgotten = spark_incremental._models_forgotten_by_rebuild(model_name) -%}
   {%- if forgotten | length == 0 -%}
     {{- return([]) -}}
@@ -50,7 +52,9 @@
     {%- do rows.append({'model': name, 'record_type': 'remove', 'action': 'rebuilt: ' ~ model_name ~ ', ' ~ reason}) -%}
   {%- endfor -%}
   {%- do spark_incremental.append_manifest_rows(rows) -%}
-  {%- do spark_incremental._run_cache('rebuilt').setdefault('models', []).extend(forgotten) -%}
+  {%- if not before_limits -%}
+    {%- do spark_incremental._run_cache('rebuilt').setdefault('models', []).extend(forgotten) -%}
+  {%- endif -%}
   {%- if model_name == 'spark_incremental_base_sessions_lifecycle_manifest' -%}
     {#- the quarantine holds sessions of the lifecycle manifest being emptied: it is
         re-derived with it (a session left in it would never enter the lifecycle again) -#}

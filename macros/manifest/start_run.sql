@@ -7,7 +7,8 @@
     (_check_restate_models: one that cannot be restated stops the run, one not selected
     is a warning); then, unless the run touches nothing the package keeps
     (_run_takes_lock), plan the described changes (bad change input stops here too),
-    take the run lock and apply spark_incremental__models_to_remove. Use as:
+    take the run lock, apply spark_incremental__models_to_remove and forget the models
+    fed by the events window whose table is gone (_forget_missing_tables). Use as:
     on-run-start: "{{ spark_incremental.start_run() }}" -#}
 {% macro start_run() -%}
   {{- return(adapter.dispatch('start_run', 'spark_incremental')()) -}}
@@ -45,5 +46,8 @@
   {%- do spark_incremental._ensure_dynamic_overwrite(spark_incremental.ensure_manifest_log(), listed=true) -%}
   {%- do spark_incremental._acquire_run_lock() -%}
   {%- do spark_incremental.remove_models() -%}
+  {%- if values.events_enabled and not values.offline_compile -%}
+    {%- do spark_incremental._forget_missing_tables() -%}
+  {%- endif -%}
   {{- return('') -}}
 {%- endmacro %}
