@@ -434,6 +434,10 @@ def test_models_to_remove_backfills(events_project: DbtProject, spark_sql: Spark
     project.run("run")
     project.run("run")
     removed = "extra_tracked"
-    result = project.run("run", vars={"spark_incremental__models_to_remove": [removed]})
-    assert any(f"removed from the manifest: {removed}" in line for line in result.pkg_lines())
+    # as an orchestrator passes it through env_var: YAML text of a list, with a misspelt name
+    result = project.run("run", vars={"spark_incremental__models_to_remove": f"[{removed}, extra_trackd]"})
+    assert any(f"removed from the manifest: {removed}, extra_trackd" in line for line in result.pkg_lines())
+    assert any("spark_incremental__models_to_remove: 'extra_trackd' is not a tracked model" in line
+               for line in result.lines), result.tail(30)
+    assert not any(f"'{removed}' is not a tracked model" in line for line in result.lines)
     assert "spark_incremental: [state 2] new incremental models " + removed + ", backfilling" in result.pkg_lines()

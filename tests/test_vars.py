@@ -151,6 +151,7 @@ def test_text_from_env_var_is_coerced(dbt_project: DbtProject) -> None:
         "allow_refresh": "false", "force_unlock": "FALSE", "log_plan": "True", "events_enabled": " true ",
         "backfill_limit_days": "30", "lookback_window_hours": 0, "device_sent_timestamp": "",
         "app_id_column": "null", "events_partition_format": "INT", "app_ids": "web",
+        "models_to_remove": ' [sessions, "page_views"] ',
     }
     result = dbt_project.run(
         "run-operation", "show_vars", "--args", json.dumps({"names": sorted(given)}),
@@ -160,6 +161,7 @@ def test_text_from_env_var_is_coerced(dbt_project: DbtProject) -> None:
         "allow_refresh": False, "force_unlock": False, "log_plan": True, "events_enabled": True,
         "backfill_limit_days": 30, "lookback_window_hours": 0, "device_sent_timestamp": None,
         "app_id_column": None, "events_partition_format": "int", "app_ids": ["web"],
+        "models_to_remove": ["sessions", "page_views"],
     }
 
 

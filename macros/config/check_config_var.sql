@@ -60,7 +60,16 @@
     {%- endif -%}
     {{- return({'value': none, 'problem': 'text (a file path)'}) -}}
   {%- elif kind == 'text_list' -%}
-    {%- set problem = 'a list of text values (a single text is a list of one; [] = none)' -%}
+    {%- set problem = "a list of text values (a single text is a list of one; YAML text of a list, '[a, b]', is that list; [] = none)" -%}
+    {%- if value is string and value | trim == '' -%}
+      {%- set value = none -%}
+    {%- elif value is string and value | trim | first == '[' -%}
+      {#- a list passed as text (env_var): YAML, '[a, b]' or '["a", "b"]' -#}
+      {%- set value = fromyaml(value) -%}
+      {%- if value is none or value is string or value is mapping or value is not iterable -%}
+        {{- return({'value': none, 'problem': problem}) -}}
+      {%- endif -%}
+    {%- endif -%}
     {%- if value is none -%}
       {{- return({'value': [], 'problem': none}) -}}
     {%- elif value is string -%}
