@@ -56,3 +56,10 @@ def test_show_state_prints_every_model_and_changes_nothing(
     assert rows["daily_intervals"][1] == "managed: time_intervals", rows["daily_intervals"]
     assert rows["daily_intervals"][4].startswith("skip: no missing day intervals"), rows["daily_intervals"]
     assert spark_sql.scalar(f"select count(*) from {log}") == before
+
+    # a tracked model deleted from the project: its progress stays, and show_state says so
+    project.remove_file("models/derived/page_views.sql")
+    result = project.run("run-operation", "spark_incremental.show_state")
+    gone = [line for line in result.pkg_lines() if line.startswith("spark_incremental: page_views: in the manifest")]
+    assert len(gone) == 1 and "not a tracked model of this project now" in gone[0], result.tail()
+    assert not any(line.startswith("spark_incremental: sessions: in the manifest") for line in result.pkg_lines())
