@@ -175,6 +175,11 @@ class ThriftServer:
             "--conf", "spark.sql.filesourceTableRelationCacheSize=0",
             "--conf", "spark.ui.enabled=true",
             "--conf", f"spark.ui.port={self.ui_port}",
+            # Keep every execution in the UI (tests read their metrics through its REST
+            # API): past the default 1,000 Spark deletes old ones, and a test server in CI
+            # was left with an execution listed without its plan graph, which makes Spark
+            # answer the whole execution list 404.
+            "--conf", "spark.sql.ui.retainedExecutions=100000",
             "--conf", f"spark.driver.host={self.host}",
             "--conf", f"spark.driver.bindAddress={self.host}",
             *[arg for key, value in self.conf.items() for arg in ("--conf", f"{key}={value}")],
