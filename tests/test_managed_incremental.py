@@ -430,6 +430,8 @@ BAD_MODELS = {
                                      "Call it: spark_incremental.is_incremental()"]),
     "bad_bare_package_is_incremental": ({}, ["`not spark_incremental.is_incremental` (line 5) uses"
                                              " is_incremental without calling it"]),
+    # the macro object kept in a variable: the condition on it is always true
+    "bad_set_is_incremental": ({}, ["`= is_incremental` (line 4) uses is_incremental without calling it"]),
 }
 # the models' code after `select * from src` (default: nothing)
 BAD_TAILS = {
@@ -437,12 +439,16 @@ BAD_TAILS = {
     "bad_bare_is_incremental": "{% if is_incremental %}where ds > (select max(ds) from {{ this }}){% endif %}",
     "bad_bare_package_is_incremental": ("-- SQL text, not Jinja: if is_incremental\n"
                                         "{% if true and not spark_incremental.is_incremental %}where 1 = 0{% endif %}"),
+    "bad_set_is_incremental": ("{% set incremental = is_incremental %}"
+                               "{% if incremental %}where ds > (select max(ds) from {{ this }}){% endif %}"),
 }
-# the package's own call, dbt's in a Jinja comment, the bare name in SQL text and in a
-# Jinja string: no error
+# the package's own call, dbt's in a Jinja comment, the bare name in SQL text, in a
+# Jinja string and under a Jinja test, a comparison: no error
 GOOD_TAIL = ("{# was: is_incremental() #}\n"
              "-- SQL text, not Jinja: if is_incremental\n"
              "{% set note = 'if not is_incremental' %}"
+             "{% set known = is_incremental is defined and not is_incremental is none %}"
+             "{% set same = note == is_incremental %}"
              "{% if spark_incremental.is_incremental() %}where ds > (select max(ds) from {{ this }}){% endif %}")
 
 

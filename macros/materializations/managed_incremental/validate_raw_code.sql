@@ -11,11 +11,12 @@
     decides what follows), so a mention there is flagged too; reword it.
 
     Also stops a bare `is_incremental` (any qualifier: `spark_incremental.is_incremental`
-    too) in a Jinja condition, right after `if`, `elif`, `and`, `or` or `not` (in a
-    `{% %}` or `{{ }}` block, outside Jinja comments and Jinja strings): a macro object is
-    always true in Jinja, so `{% if is_incremental %}` always takes its branch (and `not
-    is_incremental` never does). The name outside Jinja (SQL text) is not Jinja and is
-    not flagged. -#}
+    too) in a Jinja condition, right after `if`, `elif`, `and`, `or` or `not`, or assigned
+    (`{% set x = is_incremental %}`, `flag=is_incremental`) (in a `{% %}` or `{{ }}` block,
+    outside Jinja comments and Jinja strings): a macro object is always true in Jinja, so
+    `{% if is_incremental %}` always takes its branch (and `not is_incremental` never
+    does). A Jinja test of the name (`is_incremental is defined`) is not a use of its value
+    and is not flagged; neither is the name outside Jinja (SQL text). -#}
 {% macro _managed_check_raw_code(node=none) -%}
   {%- set node = node if node is not none else model -%}
   {%- set raw = node.raw_code or '' -%}
@@ -42,8 +43,9 @@
     {%- endif -%}
   {%- endfor -%}
   {#- a bare name in a condition: the macro object, always true -#}
-  {%- set bare = '(?<![A-Za-z0-9_.])(if|elif|and|or|not)' ~ space ~ '([(]' ~ space ~ ')*'
-      ~ '([A-Za-z0-9_]+' ~ space ~ '[.]' ~ space ~ ')?is_incremental(?![A-Za-z0-9_])(?!' ~ space ~ '[(])' -%}
+  {%- set bare = '((?<![A-Za-z0-9_.])(if|elif|and|or|not)|(?<![=!<>])=(?!=))' ~ space ~ '([(]' ~ space ~ ')*'
+      ~ '([A-Za-z0-9_]+' ~ space ~ '[.]' ~ space ~ ')?is_incremental(?![A-Za-z0-9_])(?!' ~ space ~ '[(])'
+      ~ '(?![ \t\r\n]+is(?![A-Za-z0-9_]))' -%}
   {%- for block in modules.re.finditer('(?s)[{]%.*?%[}]|[{][{].*?[}][}]', raw) -%}
     {%- set in_comment = [] -%}
     {%- for span in comments if span[0] <= block.start() and block.start() < span[1] -%}
