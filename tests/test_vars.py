@@ -150,7 +150,7 @@ def test_text_from_env_var_is_coerced(dbt_project: DbtProject) -> None:
     given = {
         "allow_refresh": "false", "force_unlock": "FALSE", "log_plan": "True", "events_enabled": " true ",
         "backfill_limit_days": "30", "lookback_window_hours": 0, "device_sent_timestamp": "",
-        "app_id_column": "null", "events_partition_format": "INT", "app_ids": "web",
+        "app_id_column": "null", "events_partition_format": "INT", "app_ids": " web, mob ",
         "models_to_remove": ' [sessions, "page_views"] ',
     }
     result = dbt_project.run(
@@ -160,9 +160,14 @@ def test_text_from_env_var_is_coerced(dbt_project: DbtProject) -> None:
     assert json.loads(line.split(": ", 1)[1]) == {
         "allow_refresh": False, "force_unlock": False, "log_plan": True, "events_enabled": True,
         "backfill_limit_days": 30, "lookback_window_hours": 0, "device_sent_timestamp": None,
-        "app_id_column": None, "events_partition_format": "int", "app_ids": ["web"],
+        "app_id_column": None, "events_partition_format": "int", "app_ids": ["web", "mob"],
         "models_to_remove": ["sessions", "page_views"],
     }
+    result = dbt_project.run(
+        "run-operation", "show_vars", "--args", json.dumps({"names": ["app_ids"]}),
+        vars={"spark_incremental__app_ids": "web,,mob"}, expect_success=False)
+    text = result.text() + repr(result.exception)
+    assert "spark_incremental__app_ids" in text and "an empty name between commas" in text, result.tail(8)
 
 
 def test_readme_vars_table_is_generated_from_the_spec(dbt_project: DbtProject) -> None:

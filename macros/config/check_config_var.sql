@@ -60,9 +60,15 @@
     {%- endif -%}
     {{- return({'value': none, 'problem': 'text (a file path)'}) -}}
   {%- elif kind == 'text_list' -%}
-    {%- set problem = "a list of text values (a single text is a list of one; YAML text of a list, '[a, b]', is that list; [] = none)" -%}
+    {%- set problem = "a list of text values (a single text is a list of one; YAML text of a list, '[a, b]', or names separated by commas, 'a,b', is that list; [] = none)" -%}
     {%- if value is string and value | trim == '' -%}
       {%- set value = none -%}
+    {%- elif value is string and ',' in value and value | trim | first != '[' -%}
+      {#- names separated by commas, as an orchestrator's environment passes them -#}
+      {%- set value = value.split(',') | map('trim') | list -%}
+      {%- if '' in value -%}
+        {{- return({'value': none, 'problem': problem ~ '; an empty name between commas'}) -}}
+      {%- endif -%}
     {%- elif value is string and value | trim | first == '[' -%}
       {#- a list passed as text (env_var): YAML, '[a, b]' or '["a", "b"]' -#}
       {%- set value = fromyaml(value) -%}
