@@ -10,7 +10,11 @@
     logs one line 'spark_incremental plan json: {...}'. It also says who holds the run
     lock, if anyone, and whether the next run would be refused or take it over
     (_run_lock_status). With described changes it prints the refresh plan block the run's
-    start hook logs (_format_refresh_plan of the models' own refresh plans). -#}
+    start hook logs (_format_refresh_plan of the models' own refresh plans). A rebuild the
+    run refuses (config full_refresh=false) is shown as the run refuses it: the model's
+    action is 'refused', and when the start hook refuses it (_change_plan_refusal) the
+    plan says first that the run stops there, with the hook's message (_plan_refused).
+    run-operation takes no selector: the plan is that of a run of every model. -#}
 {% macro plan() -%}
   {{- return(adapter.dispatch('plan', 'spark_incremental')()) -}}
 {%- endmacro %}
@@ -38,17 +42,29 @@
     {%- do entries.append(spark_incremental._plan_model(spark_incremental._node_by_name(name), limits,
         name in tracked, managed.get(name))) -%}
   {%- endfor -%}
-  {%- do spark_incremental._log('plan of the next run at ' ~ spark_incremental._ts_text(now) ~ ' UTC (nothing was written)') -%}
+  {#- run-operation takes no selector: the plan is a run of every model (dbt run, no --select) -#}
+  {%- do spark_incremental._log('plan of the next dbt run of every model (no --select) at '
+      ~ spark_incremental._ts_text(now) ~ ' UTC (nothing was written)') -%}
   {%- for line in lock.lines -%}
     {%- do spark_incremental._log(line) -%}
   {%- endfor -%}
+  {%- set refused = spark_incremental._plan_refused(entries) -%}
+  {%- if refused is not none -%}
+    {%- do spark_incremental._log('the next run will be refused (its on-run-start hook stops it before any model'
+        ~ ' runs; nothing is written), with: ' ~ refused) -%}
+  {%- endif -%}
   {%- if entries | length == 0 -%}
     {%- do spark_incremental._log('no tracked or managed_incremental models and no events pipeline in this project') -%}
   {%- endif -%}
   {%- set total = spark_incremental._plan_total(entries) -%}
   {%- do spark_incremental._plan_print(entries, total) -%}
+  {%- for entry in entries if entry.get('refused') and entry.refused.by == 'materialization' -%}
+    {%- do spark_incremental._log(entry.model ~ ' will fail in the next run (its materialization refuses the'
+        ~ ' rebuild; its dependents are skipped), with: ' ~ entry.refused.message) -%}
+  {%- endfor -%}
   {#- described changes: the refresh plan block the run's on-run-start hook logs (plan_changes),
-      from the models' own refresh plans, for a run that selects every model -#}
+      from the models' own refresh plans, for a run that selects every model (so no model
+      is listed as not selected) -#}
   {%- set changes = spark_incremental.get_changes() if spark_incremental._raw_changes() | length > 0 else [] -%}
   {%- if changes | length > 0 -%}
     {%- do spark_incremental._log(spark_incremental._format_refresh_plan(changes,
@@ -62,7 +78,26 @@
   {%- if plan_format == 'json' -%}
     {%- do log('spark_incremental plan json: ' ~ tojson({'generated_at': spark_incremental._ts_text(now),
         'models': entries, 'total': total, 'lock': lock.locks,
-        'changes': spark_incremental._plan_json_safe(changes), 'restate': restate}, sort_keys=true), info=true) -%}
+        'changes': spark_incremental._plan_json_safe(changes), 'restate': restate, 'refused': refused,
+        'selection': 'every model'}, sort_keys=true), info=true) -%}
   {%- endif -%}
   {{- return('') -}}
+{%- endmacro %}
+
+
+{#- The message with which the next run's on-run-start hook stops the run, or none: the
+    first refusal (_change_plan_refusal) among the models in the order the hook checks
+    them (plan_changes: _managed_incremental_nodes). -#}
+{% macro _plan_refused(entries) -%}
+  {%- set by_model = {} -%}
+  {%- for entry in entries -%}
+    {%- do by_model.update({entry.model: entry}) -%}
+  {%- endfor -%}
+  {%- for node in spark_incremental._managed_incremental_nodes() -%}
+    {%- set refused = by_model.get(node.name, {}).get('refused') -%}
+    {%- if refused and refused.by == 'on-run-start' -%}
+      {{- return(refused.message) -}}
+    {%- endif -%}
+  {%- endfor -%}
+  {{- return(none) -}}
 {%- endmacro %}

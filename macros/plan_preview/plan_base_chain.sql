@@ -30,7 +30,8 @@
       {%- set planned = spark_incremental._plan_model(managed[name], limits, false, managed[name]) -%}
       {%- do entry.update({'kind': 'base + ' ~ planned.kind, 'action': planned.action,
           'detail': planned.detail ~ '; ' ~ entry.detail, 'inputs': planned.inputs,
-          'plan': planned.plan, 'refresh_plan': planned.refresh_plan}) -%}
+          'plan': planned.plan, 'refresh_plan': planned.refresh_plan,
+          'batches_upper_bound': planned.batches_upper_bound, 'refused': planned.refused}) -%}
     {%- endif -%}
     {%- do entry.update({'state': limits.state, 'lower_limit': spark_incremental._ts_text(limits.lower_limit),
         'upper_limit': spark_incremental._ts_text(limits.upper_limit)}) -%}
