@@ -173,3 +173,140 @@ def test_plan_format_must_be_text_or_json(dbt_project: DbtProject) -> None:
                              vars={"spark_incremental__plan_format": "yaml"}, expect_success=False)
     text = result.text() + str(result.exception)
     assert "plan_format" in text and "yaml" in text and "text" in text and "json" in text, text
+
+
+def _plan_with(project: DbtProject, vars: dict[str, Any]) -> tuple[DbtResult, dict[str, Any]]:
+    """The plan preview with the run's vars: its result and its JSON."""
+    result = project.run("run-operation", "spark_incremental.plan",
+                         vars={**vars, "spark_incremental__plan_format": "json"})
+    found = [line.split(JSON_PREFIX, 1)[1] for line in result.lines if JSON_PREFIX in line]
+    assert len(found) == 1, result.text()
+    return result, json.loads(found[0])
+
+
+def _plain_project(make_project: Callable[..., DbtProject]) -> DbtProject:
+    """No events pipeline (its example models go): the preview shows a plain dbt run."""
+    project = make_project(spark_incremental__events_enabled=False)
+    for path in sorted((project.project_dir / "models" / "derived").iterdir()):
+        path.unlink()
+    return project
+
+
+def _refresh_block(lines: list[str]) -> str | None:
+    blocks = [m for m in lines if m.startswith("spark_incremental: refresh plan for ")]
+    assert len(blocks) <= 1, blocks
+    return blocks[0] if blocks else None
+
+
+def test_plan_shows_the_refusals_and_the_selection_of_the_run(make_project, spark_sql: SparkSql) -> None:
+    """A described change that would rebuild a model kept by full_refresh=false: the
+    preview says the run will be refused, with the start hook's own message, and the
+    run then stops with it before any model. A config change that rebuilds the kept model:
+    the preview says its materialization refuses it, and the run's model fails with that
+    message. The preview is a run of every model (run-operation takes no selector): its
+    refresh plan block is the one a `dbt run` without --select logs; a run with --select
+    lists a model it leaves out as unselected, not as skipped."""
+    from tests.test_changes import MODELS, NOW, SALES, SOURCES_YML, d, fresh, set_sources
+
+    project = _plain_project(make_project)
+    schema = project.schema
+    project.write_model("changes_test/sources.yml", SOURCES_YML)
+    project.write_model("changes_test/fct_sales_append", MODELS["fct_sales_append"][0])
+    kept = MODELS["agg_by_product"][0].replace(
+        "materialized='managed_incremental',", "materialized='managed_incremental', full_refresh=false,")
+    project.write_model("changes_test/kept", kept)
+    set_sources(spark_sql, schema, [(i, "P1", i, d(f"2024-01-0{i}")) for i in range(1, 4)], [("P1", "A")])
+    project.run("run", vars={"spark_incremental__now": NOW})
+
+    # 1. a change that would rebuild `kept` (its rows do not carry sale_id): the hook refuses the run
+    spark_sql.insert_rows(f"{schema}.sales", SALES, [(10, "P1", 10, d("2024-01-03"))])
+    run_vars = {"spark_incremental__now": NOW, "spark_incremental__log_plan": True,
+                "spark_incremental__changes": [{"table": "sales", "type": "ADD_ROWS", "scope": "sales.sale_id = 10"}]}
+    shown, plan = _plan_with(project, run_vars)
+    models = {entry["model"]: entry for entry in plan["models"]}
+    assert plan["selection"] == "every model", plan
+    assert any(line.startswith("spark_incremental: plan of the next dbt run of every model (no --select)")
+               for line in shown.pkg_lines()), shown.tail()
+    assert plan["refused"] and "model 'kept' must be rebuilt (full refresh: the scope of the change on sales" \
+        in plan["refused"], plan
+    assert models["kept"]["action"] == "refused", models["kept"]
+    assert models["kept"]["refused"] == {"by": "on-run-start", "message": plan["refused"]}, models["kept"]
+    assert models["fct_sales_append"]["action"] == "apply_changes" and not models["fct_sales_append"]["refused"]
+    assert any(line.startswith("spark_incremental: the next run will be refused") and line.endswith(plan["refused"])
+               for line in shown.pkg_lines()), shown.tail()
+    row = next(line for line in shown.lines if line.startswith("kept "))
+    assert "refused: the run stops in its on-run-start hook" in row, row
+    refused = project.run("run", vars=run_vars, expect_success=False)
+    # the message the run stopped with is the preview's, and no model ran
+    assert plan["refused"] in refused.text() + "\n" + str(refused.exception), refused.tail(40)
+    assert not ({"fct_sales_append", "kept"} & set(refused.statuses)), refused.statuses
+    # the run's block (a run of every model) is the preview's
+    assert _refresh_block(refused.lines) == _refresh_block(shown.lines) is not None
+    assert "unselected" not in _refresh_block(shown.lines)  # type: ignore[operator]
+
+    # 2. a run with --select that leaves `kept` out: the block names it unselected, and the run goes on
+    selected = project.run("run", "-s", "fct_sales_append", vars=run_vars)
+    block = _refresh_block(selected.lines) or ""
+    assert ("  unselected kept: reads a changed table but is not in this run's selection (--select), so the"
+            " changes do not reach it" in block and "skipped" not in block), block
+    assert spark_sql.scalar(f"select count(*) from {fresh(spark_sql, f'{schema}.fct_sales_append')} where sale_id = 10") == 1
+
+    # 3. a config change that rebuilds `kept`: its materialization refuses, the model fails
+    project.write_model("changes_test/kept", kept.replace(
+        "mutability={'type': 'full_mutation', 'type_params': {'update_cron': '0 0 1 1 *'}}",
+        "mutability={'type': 'immutable'}"))
+    plain_vars = {"spark_incremental__now": NOW}
+    shown, plan = _plan_with(project, plain_vars)
+    entry = {e["model"]: e for e in plan["models"]}["kept"]
+    assert plan["refused"] is None and entry["action"] == "refused", plan
+    assert entry["refused"]["by"] == "materialization" and "mutability type changed from full_mutation to immutable" \
+        in entry["refused"]["message"], entry
+    failed = project.run("run", vars=plain_vars, expect_success=False)
+    assert failed.statuses["kept"] == "error", failed.statuses
+    assert failed.statuses["fct_sales_append"] == "success", failed.statuses
+    assert entry["refused"]["message"] in failed.text() + "\n" + str(failed.exception), failed.tail(40)
+
+
+def test_plan_marks_interval_batches_as_an_upper_bound(make_project, spark_sql: SparkSql) -> None:
+    """With more than one batch, the run's probe (which needs the compiled model SQL that a
+    run-operation lacks) drops the batches whose intervals hold no row: the preview lists
+    every batch the probe considers, labelled as an upper bound, and the run runs a subset
+    of them. With one batch there is no probe: the preview's batch is the run's."""
+    from tests.test_intervals import DAILY_EVENTS, EVENTS, SOURCES_YML, events_rows
+
+    project = _plain_project(make_project)
+    project.write_model("intervals_test/sources.yml", SOURCES_YML)
+    project.write_model("intervals_test/daily_events", DAILY_EVENTS)
+    spark_sql.create_table(f"{project.schema}.events", EVENTS, events_rows({"2024-01-05": 2, "2024-01-20": 3}))
+
+    def ranges(batches: list[list[str]]) -> list[str]:
+        return ["[{}, {})".format(*batch) for batch in batches]
+
+    def ran(result: DbtResult) -> list[str]:
+        return [line.split(": ", 3)[3].split(" (")[0] for line in result.pkg_lines()
+                if "daily_events: interval batch" in line]
+
+    # 31 ready days, one per batch; 2 hold rows
+    run_vars = {"spark_incremental__now": "2024-02-01 07:00:00"}
+    shown, plan = _plan_with(project, run_vars)
+    entry = {e["model"]: e for e in plan["models"]}["daily_events"]
+    batches = entry["plan"]["work"]["batches"]
+    assert entry["action"] == "intervals" and entry["batches_upper_bound"] is True and len(batches) == 31, entry
+    row = next(line for line in shown.lines if line.startswith("daily_events "))
+    assert "; up to 31 batches: the run's probe first records those without rows" in row, row
+    result = project.run("run", vars=run_vars)
+    # the probe considered exactly the previewed intervals, and the run ran a subset of the batches
+    assert any("daily_events: 2 of 31 intervals hold rows; 29 empty intervals recorded done without a batch" in line
+               for line in result.pkg_lines()), result.pkg_lines()
+    assert ran(result) == ["[2024-01-05 00:00:00, 2024-01-06 00:00:00)", "[2024-01-20 00:00:00, 2024-01-21 00:00:00)"]
+    assert set(ran(result)) <= set(ranges(batches))
+
+    # one batch: no probe, the preview's batch is exactly the run's
+    run_vars = {"spark_incremental__now": "2024-02-02 07:00:00"}
+    shown, plan = _plan_with(project, run_vars)
+    entry = {e["model"]: e for e in plan["models"]}["daily_events"]
+    assert entry["batches_upper_bound"] is False, entry
+    row = next(line for line in shown.lines if line.startswith("daily_events "))
+    assert "upper bound" not in row, row
+    result = project.run("run", vars=run_vars)
+    assert ran(result) == ranges(entry["plan"]["work"]["batches"]) == ["[2024-02-01 00:00:00, 2024-02-02 00:00:00)"]

@@ -1,4 +1,6 @@
-{#- The plan as one readable block of text. -#}
+{#- The plan as one readable block of text: the changes, each selected model's operations,
+    and each model that reads a changed table but is not selected (unselected: the run
+    does not touch it; the plan preview, a run of every model, never lists one). -#}
 {% macro _format_refresh_plan(changes, plans, unselected=[]) -%}
   {%- set lines = ['refresh plan for ' ~ changes | length ~ ' described change(s):'] -%}
   {%- for change in changes -%}
@@ -13,8 +15,8 @@
     {%- do lines.append('  no selected managed_incremental model reads a changed table') -%}
   {%- endif -%}
   {%- for name in unselected -%}
-    {%- do lines.append('  skipped  ' ~ name ~ ': reads a changed table but is not selected in this run;'
-        ~ ' run it with the same changes') -%}
+    {%- do lines.append('  unselected ' ~ name ~ ": reads a changed table but is not in this run's selection"
+        ~ ' (--select), so the changes do not reach it: run it with the same changes') -%}
   {%- endfor -%}
   {{- return(lines | join('\n')) -}}
 {%- endmacro %}

@@ -3,7 +3,7 @@
     plan as one block and appends it to spark_incremental_refresh_plan; the materialization
     then applies exactly the recorded plan. Bad input stops the run here, before anything
     is written, and so does a rebuild the changes ask for of a model whose config says
-    full_refresh=false (_refuse_kept_table_rebuild). Use as: on-run-start: "{{ spark_incremental.plan_changes() }}" -#}
+    full_refresh=false (_change_plan_refusal). Use as: on-run-start: "{{ spark_incremental.plan_changes() }}" -#}
 {% macro plan_changes() -%}
   {{- return(adapter.dispatch('plan_changes', 'spark_incremental')()) -}}
 {%- endmacro %}
@@ -32,10 +32,10 @@
   {%- endfor -%}
   {%- do spark_incremental._log_refresh_plan(spark_incremental._format_refresh_plan(changes, plans, unselected)) -%}
   {#- a rebuild the changes ask for, of a model that keeps its table: stop before any model -#}
-  {%- for plan in plans if plan.full_refresh and graph.nodes[plan.unique_id].config.get('full_refresh') is sameas false -%}
-    {%- set node = graph.nodes[plan.unique_id] -%}
-    {%- if spark_incremental._model_table_columns(node) is not none -%}
-      {%- do spark_incremental._refuse_kept_table_rebuild(node, 'full refresh: ' ~ plan.reason) -%}
+  {%- for plan in plans -%}
+    {%- set refusal = spark_incremental._change_plan_refusal(graph.nodes[plan.unique_id], plan) -%}
+    {%- if refusal is not none -%}
+      {%- do exceptions.raise_compiler_error(refusal) -%}
     {%- endif -%}
   {%- endfor -%}
   {%- do spark_incremental._record_refresh_plan(plans) -%}

@@ -13,8 +13,7 @@
 
     Returns the plan (updated). -#}
 {% macro _managed_rebuild(cfg, state, plan, flags) -%}
-  {%- set rebuild = plan.action == 'build' or (plan.action == 'intervals' and plan.rebuild) -%}
-  {%- if not rebuild or not flags.target_exists -%}
+  {%- if not spark_incremental._managed_rebuilds_table(plan, flags) -%}
     {{- return(plan) -}}
   {%- endif -%}
   {%- set windowed = spark_incremental._is_windowed_model(cfg.model) -%}
@@ -32,4 +31,22 @@
         none, none, emptied, 'rebuild started (' ~ plan.reason ~ '): done intervals forgotten') -%}
   {%- endif -%}
   {{- return(plan) -}}
+{%- endmacro %}
+
+
+{#- Does the plan rebuild an existing table (action 'build', or 'intervals' with rebuild)? -#}
+{% macro _managed_rebuilds_table(plan, flags) -%}
+  {{- return((plan.action == 'build' or (plan.action == 'intervals' and plan.rebuild)) and flags.target_exists) -}}
+{%- endmacro %}
+
+
+{#- The message with which the materialization refuses the model's planned rebuild
+    (_managed_rebuild: _refuse_kept_table_rebuild), or none: what the plan preview shows
+    for a model whose config says full_refresh=false. node: the model's node; plan and
+    flags: its plan (_managed_plan_for_node). -#}
+{% macro _managed_rebuild_refusal(node, plan, flags) -%}
+  {%- if not spark_incremental._managed_rebuilds_table(plan, flags) -%}
+    {{- return(none) -}}
+  {%- endif -%}
+  {{- return(spark_incremental._kept_table_refusal(node, plan.reason)) -}}
 {%- endmacro %}
