@@ -212,3 +212,20 @@ def test_time_zone_warning_reads_the_spark_session(dbt_project: DbtProject) -> N
     result = dbt_project.run("run-operation", "zone_check")
     warnings = [line for line in result.lines if "Spark session time zone is" in line]
     assert len(warnings) == 1 and "'America/Chicago', not UTC" in warnings[0], result.tail(10)
+
+
+def test_app_ids_that_match_no_event_of_the_window_are_a_warning(
+        dbt_project: DbtProject, spark_sql: SparkSql) -> None:
+    """A misspelt app (or a list the environment passed as one name) makes a run process
+    nothing while its progress moves past the window: the end hook says so, naming the
+    apps the window held."""
+    spark_sql.create_table(
+        f"{dbt_project.schema}.events", EVENT_COLUMNS,
+        [event("e1", "s1", "2021-01-01 10:00:00"), event("e2", "s1", "2021-01-01 10:05:00")])
+    dbt_project.default_vars.update(
+        {"spark_incremental__start_date": "2021-01-01", "spark_incremental__now": "2021-01-10 00:00:00"})
+    result = dbt_project.run("run", vars={"spark_incremental__app_ids": "web;mob"})
+    warnings = [line for line in result.lines if "matched none of the" in line]
+    assert len(warnings) == 1, result.tail(20)
+    assert "spark_incremental__app_ids = [web;mob] matched none of the 2 events of this run's window" in warnings[0]
+    assert "(app_id there: app)" in warnings[0] and "then restate this range" in warnings[0], warnings[0]

@@ -176,6 +176,9 @@
   {%- endset -%}
   {%- set newest = spark_incremental._fetch_rows(max_sql)[0] -%}
   {%- set new_max = spark_incremental._parse_ts(newest[0]) -%}
+  {%- if new_max is none -%}
+    {%- do spark_incremental._warn_unmatched_app_ids(limits.lower_limit, limits.upper_limit) -%}
+  {%- endif -%}
   {%- set current = {} -%}
   {%- if limits_ran -%}
     {%- for name, stamp in limits.last_success_by_model.items() -%}
