@@ -78,14 +78,14 @@ def test_a_silent_lock_is_taken_over_and_a_heartbeat_keeps_a_lock_alive(
     held = [line for line in refused.lines if LOCK_HELD in line]
     assert held and "invocation long-run" in held[0], refused.tail()
     assert "15 minutes" in held[0]
-    assert any("took over the manifest lock of invocation killed-run" in line and "silent since" in line
+    assert any("released the silent manifest lock of invocation killed-run" in line and "silent since" in line
                for line in refused.lines), refused.tail()
     assert not any(status == "success" for status in refused.statuses.values())
     assert open_locks(spark_sql, project) == ["long-run"]
 
     write_lock_rows(spark_sql, project, "long-run", "unlock", [1])  # the long run ends
     ok = _run_limits(project)
-    assert not any("took over" in line for line in ok.lines)
+    assert not any("released the silent" in line for line in ok.lines)
     assert open_locks(spark_sql, project) == []
 
 
@@ -270,6 +270,6 @@ def test_a_killed_runs_lock_is_taken_over_once_silent(
     assert any(LOCK_HELD in line and "silent for 15 minutes" in line for line in refused.lines)
     age_lock_rows(spark_sql, project, minutes=16)  # 16 minutes pass
     taken = project.run("run", vars=now_of(0))
-    assert any("took over the manifest lock" in line for line in taken.lines), taken.tail()
+    assert any("released the silent manifest lock" in line for line in taken.lines), taken.tail()
     assert manifest_state(spark_sql, project)
     _assert_consistent(spark_sql, project)

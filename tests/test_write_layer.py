@@ -117,9 +117,12 @@ def test_a_kill_at_each_step_is_finished_by_the_next_run(make_project, spark_sql
         assert stopped(killed, point) == models, killed.tail(60)
         assert leftovers(spark_sql, project) == left, point
         retry = run(project, now, changes=changes)
-        recovered = [line for model in models for line in said(retry, model) if line.startswith("recovered")]
-        if point != "after_stage":  # a stage alone is dropped without a word
-            assert len(recovered) == len(models), retry.tail(60)
+        # every model the kill stopped says what its recovery did (a stage alone too)
+        recovered = {model for model in models if any(line.startswith("recovered") for line in said(retry, model))}
+        assert recovered == models, retry.tail(60)
+        if point == "after_stage":
+            assert any("dropped upsert__si_stage, the staged rows of an interrupted run" in line
+                       for line in said(retry, "upsert")), retry.tail(60)
         assert leftovers(spark_sql, project) == [], point
         check()
 

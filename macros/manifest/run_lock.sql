@@ -250,7 +250,9 @@
 
 {#- Release the open locks that have been silent for longer than the timeout (one
     append, with a warning per lock naming it), and return the live ones, oldest first
-    (this run's own lock is among them). -#}
+    (this run's own lock is among them). The warning says released, not taken: two runs
+    started at once after a kill may both release the dead lock, and only the older of
+    their own locks goes on. -#}
 {% macro _take_over_silent_locks(timeout) -%}
   {%- set live = [] -%}
   {%- set released = [] -%}
@@ -262,7 +264,7 @@
           ~ ' (spark_incremental__lock_timeout_minutes): its run was killed' -%}
       {%- do released.append({'model': spark_incremental._lock_model_name(), 'record_type': 'unlock',
                               'state': holder.invocation_id, 'action': 'taken over by ' ~ invocation_id ~ ': ' ~ why}) -%}
-      {%- do spark_incremental._warn('took over the manifest lock of invocation ' ~ holder.invocation_id
+      {%- do spark_incremental._warn('released the silent manifest lock of invocation ' ~ holder.invocation_id
           ~ ' (started ' ~ holder.locked_at ~ ' UTC, ' ~ why ~ ')') -%}
     {%- endif -%}
   {%- endfor -%}

@@ -10,7 +10,8 @@
     <name>__si_apply               an overwrite may have stopped half-way: re-apply it
                                    (it holds the full new content of the affected
                                    partitions), then drop it;
-    <name>__si_stage               drop it. -#}
+    <name>__si_stage               drop it (the stage is only read to build the apply
+                                   table, which recovery handles). -#}
 {% macro _managed_recover(target) -%}
   {%- set messages = [] -%}
   {%- set old = spark_incremental._managed_sibling(target, '__si_old') -%}
@@ -56,6 +57,8 @@
   {%- endif -%}
   {%- if spark_incremental._managed_exists(stage) is not none -%}
     {%- do adapter.drop_relation(stage) -%}
+    {%- do messages.append('recovered: dropped ' ~ stage.identifier ~ ', the staged rows of an interrupted run'
+        ~ ' (' ~ target.identifier ~ ' was not written from it; this run stages its rows again)') -%}
   {%- endif -%}
   {{- return(messages) -}}
 {%- endmacro %}
