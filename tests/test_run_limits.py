@@ -441,3 +441,9 @@ def test_models_to_remove_backfills(events_project: DbtProject, spark_sql: Spark
                for line in result.lines), result.tail(30)
     assert not any(f"'{removed}' is not a tracked model" in line for line in result.lines)
     assert "spark_incremental: [state 2] new incremental models " + removed + ", backfilling" in result.pkg_lines()
+    assert not any("still names" in line for line in result.lines), result.tail(30)
+    # the var left set in the environment: the next run removes the backfilled model again, and says so
+    again = project.run("run", vars={"spark_incremental__models_to_remove": removed})
+    warnings = [line for line in again.lines if "spark_incremental__models_to_remove still names" in line]
+    assert len(warnings) == 1 and f"'{removed}', which run " in warnings[0], again.tail(30)
+    assert "Unset the var (it is meant for one run)" in warnings[0], warnings[0]

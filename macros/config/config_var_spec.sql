@@ -59,7 +59,7 @@
       {'name': 'app_ids', 'type': 'text_list', 'default': [],
        'meaning': 'only these apps (`[]` = all)'},
       {'name': 'models_to_remove', 'type': 'text_list', 'default': [],
-       'meaning': 'models to forget; they are backfilled from start_date next run'},
+       'meaning': 'models to forget; they are backfilled from start_date next run. Meant for one run: while it is set, every run forgets them again (a warning says so)'},
       {'name': 'allow_refresh', 'type': 'boolean', 'default': false,
        'meaning': 'whether `--full-refresh` (or an automatic rebuild) may rebuild the manifest log, the lifecycle manifest and the quarantine; rebuilding the log forgets all state, rebuilding the lifecycle manifest forgets every tracked model: both mean a backfill from `start_date`'},
       {'name': 'now', 'type': 'timestamp', 'default': none, 'nullable': true,
