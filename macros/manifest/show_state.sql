@@ -58,20 +58,7 @@
     {%- do spark_incremental._log('no tracked or managed_incremental models in this project') -%}
     {{- return('') -}}
   {%- endif -%}
-  {%- set widths = [] -%}
-  {%- for i in range(header | length) -%}
-    {%- do widths.append(table | map(attribute=i) | map('string') | map('length') | max) -%}
-  {%- endfor -%}
-  {%- for cells in table -%}
-    {%- set padded = [] -%}
-    {%- for cell in cells -%}
-      {%- do padded.append((cell | string).ljust(widths[loop.index0])) -%}
-    {%- endfor -%}
-    {%- do log(padded | join(' | '), info=true) -%}
-    {%- if loop.first -%}
-      {%- do log('-' * (widths | sum + 3 * (widths | length - 1)), info=true) -%}
-    {%- endif -%}
-  {%- endfor -%}
+  {%- do spark_incremental._log_table(table) -%}
   {#- progress kept for a model that is not tracked now (disabled, deleted or renamed) -#}
   {%- for name, row in current | dictsort if name not in tracked and row.get('last_success') is not none -%}
     {%- do spark_incremental._log(name ~ ": in the manifest (last_success '" ~ spark_incremental._ts_text(row.last_success)

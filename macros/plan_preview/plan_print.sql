@@ -23,23 +23,7 @@
   {%- do table.append(['total', '', '', '', total.files, spark_incremental._plan_size_text(total.bytes), total.estimated_rows,
       total.full_refresh.files ~ ' files, ' ~ spark_incremental._plan_size_text(total.full_refresh.bytes)
           ~ ', ' ~ total.full_refresh.estimated_rows ~ ' rows']) -%}
-  {%- set widths = [] -%}
-  {%- for i in range(header | length) -%}
-    {%- do widths.append(table | map(attribute=i) | map('string') | map('length') | max) -%}
-  {%- endfor -%}
-  {%- for cells in table -%}
-    {%- if loop.last -%}
-      {%- do log('-' * (widths | sum + 3 * (widths | length - 1)), info=true) -%}
-    {%- endif -%}
-    {%- set padded = [] -%}
-    {%- for cell in cells -%}
-      {%- do padded.append((cell | string).ljust(widths[loop.index0])) -%}
-    {%- endfor -%}
-    {%- do log(padded | join(' | '), info=true) -%}
-    {%- if loop.first -%}
-      {%- do log('-' * (widths | sum + 3 * (widths | length - 1)), info=true) -%}
-    {%- endif -%}
-  {%- endfor -%}
+  {%- do spark_incremental._log_table(table, total_row=true) -%}
 {%- endmacro %}
 
 
