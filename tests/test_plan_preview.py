@@ -293,7 +293,12 @@ def test_plan_marks_interval_batches_as_an_upper_bound(make_project, spark_sql: 
     batches = entry["plan"]["work"]["batches"]
     assert entry["action"] == "intervals" and entry["batches_upper_bound"] is True and len(batches) == 31, entry
     row = next(line for line in shown.lines if line.startswith("daily_events "))
-    assert "; up to 31 batches: the run's probe first records those without rows" in row, row
+    assert "(up to 31 batches): [2024-01-01 00:00:00, 2024-01-02 00:00:00) .." in row, row
+    assert "; an upper bound: the run's probe first records the batches without rows" in row, row
+    # show_state words the same plan the same way
+    state = project.run("run-operation", "spark_incremental.show_state", vars=run_vars)
+    state_row = next(line for line in state.lines if line.split(" | ")[0].strip() == "daily_events")
+    assert "(up to 31 batches)" in state_row, state_row
     result = project.run("run", vars=run_vars)
     # the probe considered exactly the previewed intervals, and the run ran a subset of the batches
     assert any("daily_events: 2 of 31 intervals hold rows; 29 empty intervals recorded done without a batch" in line
@@ -307,6 +312,6 @@ def test_plan_marks_interval_batches_as_an_upper_bound(make_project, spark_sql: 
     entry = {e["model"]: e for e in plan["models"]}["daily_events"]
     assert entry["batches_upper_bound"] is False, entry
     row = next(line for line in shown.lines if line.startswith("daily_events "))
-    assert "upper bound" not in row, row
+    assert "upper bound" not in row and "(1 batch)" in row, row
     result = project.run("run", vars=run_vars)
     assert ran(result) == ranges(entry["plan"]["work"]["batches"]) == ["[2024-02-01 00:00:00, 2024-02-02 00:00:00)"]

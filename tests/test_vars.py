@@ -18,7 +18,7 @@ import pytest
 
 from tests.harness.dbt import REPO_ROOT, DbtProject
 from tests.harness.sql import SparkSql
-from tests.test_run_limits import EVENT_COLUMNS, event
+from tests.test_run_limits import EVENT_COLUMNS, event, manifest
 
 SPEC_FILE = REPO_ROOT / "macros" / "config" / "config_var_spec.sql"
 
@@ -229,3 +229,32 @@ def test_app_ids_that_match_no_event_of_the_window_are_a_warning(
     assert len(warnings) == 1, result.tail(20)
     assert "spark_incremental__app_ids = [web;mob] matched none of the 2 events of this run's window" in warnings[0]
     assert "(app_id there: app)" in warnings[0] and "then restate this range" in warnings[0], warnings[0]
+
+
+def test_app_ids_that_match_no_new_event_are_a_warning_and_lose_nothing(
+        dbt_project: DbtProject, spark_sql: SparkSql) -> None:
+    """On a standard run with a load watermark, a misspelt app makes the nothing-new rule
+    skip the run: nothing is lost (progress stays), and the rule's own query (no extra
+    statement) finds a newer event of another app, which the warning names."""
+    events = f"{dbt_project.schema}.events"
+    spark_sql.create_table(
+        events, EVENT_COLUMNS, [event("e1", "s1", "2021-01-01 10:00:00"), event("e2", "s1", "2021-01-01 10:05:00")])
+    dbt_project.default_vars.update(
+        {"spark_incremental__start_date": "2021-01-01", "spark_incremental__now": "2021-01-10 00:00:00"})
+    dbt_project.run("run", vars={"spark_incremental__app_ids": "app"})
+    before = manifest(dbt_project, spark_sql)
+    assert before and set(before.values()) == {"2021-01-01 10:05:00"}, before
+    spark_sql.insert_rows(events, EVENT_COLUMNS, [event("e3", "s2", "2021-01-01 11:00:00")])
+
+    result = dbt_project.run("run", vars={"spark_incremental__app_ids": "web mob"})
+    warnings = [line for line in result.lines if "matched none of the events newer than" in line]
+    assert len(warnings) == 1, result.tail(20)
+    assert ("spark_incremental__app_ids = [web mob] matched none of the events newer than last_success"
+            " '2021-01-01 10:05:00' (app_id there: 'app', maybe more)") in warnings[0], warnings[0]
+    assert "no event is lost" in warnings[0], warnings[0]
+    assert manifest(dbt_project, spark_sql) == before
+
+    # the var fixed: the run processes the new event
+    result = dbt_project.run("run", vars={"spark_incremental__app_ids": "app"})
+    assert not [line for line in result.lines if "matched none of the" in line], result.tail(20)
+    assert set(manifest(dbt_project, spark_sql).values()) == {"2021-01-01 11:00:00"}

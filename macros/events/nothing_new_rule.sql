@@ -30,7 +30,12 @@
   {#- only events the window would keep count (the window's own filter: a session id, not
       sent too late, of the app_ids): a newer row it drops would otherwise make every
       later run process the lookback window again -#}
-  {%- set kept = spark_incremental._session_event_filter(spark_incremental.validate_session_vars()) -%}
+  {%- set session_vars = spark_incremental.validate_session_vars() -%}
+  {%- set kept = spark_incremental._session_event_filter(session_vars) -%}
+  {#- with app_ids: newer events of other apps, to tell "nothing new" from "nothing of these
+      apps" (a misspelt var) -#}
+  {%- set app_column = adapter.quote(session_vars.app_id_column) if session_vars.app_ids | length > 0
+      and session_vars.app_id_column else none -%}
   {%- if watermark is none -%}
     {%- if spark_incremental._events_exist_after(next_second, limits.upper_limit, kept) -%}
       {{- return({'skip': false, 'rule': none, 'gap': false}) -}}
@@ -55,7 +60,8 @@
     (
         select
             'window' as part,
-            {{ newer }} as is_newer
+            {{ newer }} as is_newer,
+            cast(null as string) as app
         from {{ spark_incremental.events_relation() }}
         where
             {{ spark_incremental.events_window_filter(limits.lower_limit, limits.upper_limit) }}
@@ -67,15 +73,35 @@
     (
         select
             'past' as part,
-            true as is_newer
+            true as is_newer,
+            cast(null as string) as app
         from {{ spark_incremental.events_relation() }}
         where {{ spark_incremental.events_window_filter(limits.upper_limit, none, lower_exclusive=true) }}
         limit 1
     )
+    {%- if app_column %}
+    union all
+    (
+        select
+            'other_apps' as part,
+            true as is_newer,
+            coalesce(cast({{ app_column }} as string), 'null') as app
+        from {{ spark_incremental.events_relation() }}
+        where
+            {{ spark_incremental.events_window_filter(limits.lower_limit, limits.upper_limit) }}
+            and {{ newer }}
+            and not coalesce({{ app_column }} in ({{ spark_incremental._quoted_app_ids(session_vars) }}), false)
+        limit 1
+    )
+    {%- endif %}
   {%- endset -%}
   {%- set parts = {} -%}
-  {%- for part, is_newer in spark_incremental._fetch_rows(sql) -%}
+  {%- set other_app = [] -%}
+  {%- for part, is_newer, app in spark_incremental._fetch_rows(sql) -%}
     {%- do parts.update({part: is_newer in [true, 'true', 1]}) -%}
+    {%- if part == 'other_apps' -%}
+      {%- do other_app.append(app) -%}
+    {%- endif -%}
   {%- endfor -%}
   {%- if parts.get('window') -%}
     {{- return({'skip': false, 'rule': none, 'gap': false}) -}}
@@ -93,6 +119,13 @@
     {%- endif -%}
     {{- return({'skip': false, 'rule': 'events loaded after the load watermark ' ~ since_text ~ ' (' ~ load_column
         ~ ') lie in the lookback window: processing it', 'gap': false}) -}}
+  {%- endif -%}
+  {%- if other_app -%}
+    {%- do spark_incremental._warn('spark_incremental__app_ids = [' ~ session_vars.app_ids | join(', ')
+        ~ '] matched none of the events newer than last_success \'' ~ spark_incremental._ts_text(last_success)
+        ~ '\' (' ~ session_vars.app_id_column ~ ' there: \'' ~ other_app[0] ~ '\', maybe more), so this run'
+        ~ ' processes nothing; its progress stays where it is and no event is lost. If the var is wrong, fix it'
+        ~ ' (a list as text: \'[a, b]\' or \'a,b\') and run again.') -%}
   {%- endif -%}
   {{- return({'skip': true, 'rule': 'nothing loaded into the lookback window since the load watermark ' ~ since_text
       ~ ' (' ~ load_column ~ '): nothing to process, every model skips its work', 'gap': false}) -}}

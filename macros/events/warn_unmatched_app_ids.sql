@@ -11,14 +11,10 @@
     {{- return(none) -}}
   {%- endif -%}
   {%- set column = adapter.quote(session_vars.app_id_column) -%}
-  {%- set quoted = [] -%}
-  {%- for app_id in session_vars.app_ids -%}
-    {%- do quoted.append(spark_incremental._quote(app_id)) -%}
-  {%- endfor -%}
   {%- set sql -%}
     select
         count(*) as events,
-        count_if({{ column }} in ({{ quoted | join(', ') }})) as matched,
+        count_if({{ column }} in ({{ spark_incremental._quoted_app_ids(session_vars) }})) as matched,
         array_join(slice(array_sort(collect_set(cast({{ column }} as string))), 1, 10), ', ') as apps,
         count(distinct {{ column }}) as app_count
     from {{ spark_incremental.events_relation() }}

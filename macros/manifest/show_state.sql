@@ -88,7 +88,10 @@
 {% macro _managed_next_run_text(plan) -%}
   {%- set reason = (plan.reason or '').replace('skipped: ', '') -%}
   {%- if plan.action == 'intervals' -%}
-    {%- set reason = reason ~ ' (' ~ plan.work.batches | length ~ ' batch' ~ ('es' if plan.work.batches | length != 1 else '') ~ ')' -%}
+    {#- more than one batch is an upper bound: the run's probe (_interval_probe) first
+        records those without rows as done, without a batch -#}
+    {%- set count = plan.work.batches | length -%}
+    {%- set reason = reason ~ ' (' ~ ('up to ' ~ count ~ ' batches' if count > 1 else count ~ ' batch') ~ ')' -%}
   {%- endif -%}
   {{- return(plan.action ~ ': ' ~ reason) -}}
 {%- endmacro %}

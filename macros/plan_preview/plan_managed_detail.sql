@@ -38,9 +38,8 @@
       compiled SQL, which a run-operation does not have: the batches are an upper bound -#}
   {%- set upper_bound = plan.action == 'intervals' and plan.work.batches | length > 1 -%}
   {%- if upper_bound -%}
-    {%- do texts.append('up to ' ~ plan.work.batches | length ~ " batches: the run's probe first records those"
-        ~ ' without rows in the model or its table done without a batch (the preview has no compiled model SQL'
-        ~ ' to probe with)') -%}
+    {%- do texts.append("an upper bound: the run's probe first records the batches without rows in the model"
+        ~ ' or its table done without a batch (the preview has no compiled model SQL to probe with)') -%}
   {%- endif -%}
   {%- set shown = {} -%}
   {%- for key, value in plan.items() if key != 'change_plan' -%}

@@ -16,11 +16,8 @@
     {%- do conditions.append('coalesce(' ~ late_sent ~ ', true)' if session_vars.allow_null_dvce_tstamps else late_sent) -%}
   {%- endif -%}
   {%- if session_vars.app_ids | length > 0 and session_vars.app_id_column -%}
-    {%- set quoted = [] -%}
-    {%- for app_id in session_vars.app_ids -%}
-      {%- do quoted.append(spark_incremental._quote(app_id)) -%}
-    {%- endfor -%}
-    {%- do conditions.append(prefix ~ adapter.quote(session_vars.app_id_column) ~ ' in (' ~ quoted | join(', ') ~ ')') -%}
+    {%- do conditions.append(prefix ~ adapter.quote(session_vars.app_id_column) ~ ' in ('
+        ~ spark_incremental._quoted_app_ids(session_vars) ~ ')') -%}
   {%- endif -%}
   {{- conditions | join('\n        and ') -}}
 {%- endmacro %}
