@@ -13,7 +13,7 @@
   {%- do spark_incremental._managed_check_raw_code() -%}
   {%- set target = this.incorporate(type='table') -%}
 
-  {#- the one plan (plan.sql): recovery, state, flags and plan, as the SQL was rendered
+  {#- the one plan (run_plan.sql): recovery, state, flags and plan, as the SQL was rendered
       (already computed when the model's SQL asked for it, e.g. is_incremental()) -#}
   {%- set current = spark_incremental._managed_run_plan() -%}
   {%- set sql = compiled_code -%}

@@ -9,7 +9,6 @@
                    (the whole table when unpartitioned); delta/iceberg/hudi: delete + merge
     overwrite      incremental_strategy 'insert_overwrite': replace as above, keeping no
                    row of the affected partitions (those the new rows fall in) -#}
-
 {% macro _managed_execute(plan, cfg, target, existing, sql, target_desc) -%}
   {%- if plan.action == 'skip' -%}
     {{- return({'rows': none, 'partitions': none, 'max': none, 'detail': ''}) -}}
@@ -108,7 +107,6 @@ as
 {%- endmacro %}
 
 
-{#- ----------------------------------------------------------------- append -#}
 {#- Rows past the high-water mark, appended with one insert. The plan checked first that
     the target holds no rows past the mark (else it replaces that range instead). -#}
 {% macro _managed_append(plan, cfg, target, sql, target_desc) -%}
@@ -120,7 +118,6 @@ as
 {%- endmacro %}
 
 
-{#- ----------------------------------------------------------------- insert -#}
 {#- The query's rows, appended with one insert (no window, no key: the model's SQL
     filters with is_incremental(), as in dbt). Rows written = the target's count after
     minus before (two cheap counts; the query runs once). -#}
@@ -149,7 +146,6 @@ from (
 {%- endmacro %}
 
 
-{#- ---------------------------------------------------------------- replace -#}
 {#- Parquet / orc, no MERGE and no DELETE:
     1. stage the new rows in <name>__si_stage (the query runs once);
     2. find the affected partitions: those the new rows land in, those holding target
@@ -352,7 +348,6 @@ select * from final
 {%- endmacro %}
 
 
-{#- ------------------------------------------------------------------ merge -#}
 {#- delta / iceberg / hudi (untested here: no table-format jars in the test setup):
     delete the replaced along range (an overwrite: the new rows' partitions), then MERGE
     on unique_key (or insert). Each
@@ -386,107 +381,4 @@ when not matched then insert *
         ~ '\nfrom ' ~ stage, fetch=false) -%}
   {%- endif -%}
   {{- return({'rows': stats[0], 'partitions': none, 'max': stats[1], 'detail': 'merged', 'cleanup': [stage]}) -}}
-{%- endmacro %}
-
-
-{#- ---------------------------------------------------------------- helpers -#}
-{#- [(name, type)] of the target's partition columns, in partition order. -#}
-{% macro _managed_partition_columns(target_desc) -%}
-  {%- set types = {} -%}
-  {%- for name, data_type in target_desc.columns -%}
-    {%- do types.update({name | lower: data_type}) -%}
-  {%- endfor -%}
-  {%- set result = [] -%}
-  {%- for name in target_desc.partition_by -%}
-    {%- do result.append((name, types[name | lower])) -%}
-  {%- endfor -%}
-  {{- return(result) -}}
-{%- endmacro %}
-
-
-{% macro _managed_partition_text(partition_columns, alias) -%}
-  {%- set items = [] -%}
-  {%- for name, data_type in partition_columns -%}
-    {%- do items.append('cast(' ~ (alias ~ '.' if alias else '') ~ name ~ ' as string) as ' ~ name) -%}
-  {%- endfor -%}
-  {{- return(items | join(', ')) -}}
-{%- endmacro %}
-
-
-{#- Predicate selecting the listed partitions (values as text, none = null). -#}
-{% macro _managed_partition_predicate(partition_columns, values, alias) -%}
-  {%- set prefix = alias ~ '.' if alias else '' -%}
-  {%- if partition_columns | length == 1 -%}
-    {%- set name, data_type = partition_columns[0] -%}
-    {%- set literals = [] -%}
-    {%- for row in values if row[0] is not none -%}
-      {%- do literals.append(spark_incremental._along_literal(row[0], data_type)) -%}
-    {%- endfor -%}
-    {%- set parts = [] -%}
-    {%- if literals -%}
-      {%- do parts.append(prefix ~ name ~ ' in (' ~ literals | join(', ') ~ ')') -%}
-    {%- endif -%}
-    {%- if values | selectattr(0, 'none') | list | length > 0 -%}
-      {%- do parts.append(prefix ~ name ~ ' is null') -%}
-    {%- endif -%}
-    {{- return('(' ~ parts | join(' or ') ~ ')') -}}
-  {%- endif -%}
-  {%- set ors = [] -%}
-  {%- for row in values -%}
-    {%- set ands = [] -%}
-    {%- for name, data_type in partition_columns -%}
-      {%- set value = row[loop.index0] -%}
-      {%- do ands.append(prefix ~ name ~ (' is null' if value is none else ' = ' ~ spark_incremental._along_literal(value, data_type))) -%}
-    {%- endfor -%}
-    {%- do ors.append('(' ~ ands | join(' and ') ~ ')') -%}
-  {%- endfor -%}
-  {{- return('(' ~ ors | join('\n            or ') ~ ')') -}}
-{%- endmacro %}
-
-
-{#- One row per affected partition: null data columns, the partition values, marker true. -#}
-{% macro _managed_marker_sql(columns, partition_columns, values) -%}
-  {%- set partition_names = partition_columns | map(attribute=0) | map('lower') | list -%}
-  {%- set rows = [] -%}
-  {%- for row in values -%}
-    {%- set literals = [] -%}
-    {%- for name, data_type in partition_columns -%}
-      {%- do literals.append('cast(' ~ (spark_incremental._quote(row[loop.index0]) if row[loop.index0] is not none else 'null') ~ ' as ' ~ data_type ~ ')') -%}
-    {%- endfor -%}
-    {%- do rows.append('(' ~ literals | join(', ') ~ ')') -%}
-  {%- endfor -%}
-  {%- set select_items = [] -%}
-  {%- for name, data_type in columns -%}
-    {%- if name | lower in partition_names -%}
-      {%- do select_items.append('m.' ~ name) -%}
-    {%- else -%}
-      {%- do select_items.append('cast(null as ' ~ data_type ~ ') as ' ~ name) -%}
-    {%- endif -%}
-  {%- endfor -%}
-select
-        {{ select_items | join(',\n        ') }},
-        true as __si_marker
-    from values
-        {{ rows | join(',\n        ') }}
-        as m({{ partition_columns | map(attribute=0) | join(', ') }})
-{%- endmacro %}
-
-
-{% macro _managed_key_join(unique_key, left, right) -%}
-  {%- set parts = [] -%}
-  {%- for key in unique_key -%}
-    {%- do parts.append(left ~ '.' ~ key ~ ' = ' ~ right ~ '.' ~ key) -%}
-  {%- endfor -%}
-  {{- return(parts | join(' and ')) -}}
-{%- endmacro %}
-
-
-{#- Test hook: the var spark_incremental__fail_at names a point where the run stops with
-    an error, to simulate a job killed half-way ('before_overwrite', 'after_rename_old',
-    'after_write'). Never set it in production. -#}
-{% macro _managed_fault(point) -%}
-  {%- if spark_incremental.get_config_var('fail_at') == point -%}
-    {%- do exceptions.raise_compiler_error("spark_incremental: stopped at '" ~ point
-        ~ "' (spark_incremental__fail_at, a test hook simulating a killed run)") -%}
-  {%- endif -%}
 {%- endmacro %}
