@@ -409,6 +409,11 @@ def test_changes_file_without_the_hook(make_project, spark_sql: SparkSql, tmp_pa
 BAD_CHANGES = [
     ([{"table": "sales", "type": "ADD_ROW", "scope": "sales.date = '2024-01-02'"}],
      "unknown change type 'ADD_ROW'. Allowed: ADD_ROWS, ADD_ROWS_WITH_DIRTY_CONDITION"),
+    ([{"table": "sales", "scope": "sales.date = '2024-01-02'"}],
+     "change #1 on 'sales' needs a type, one of ADD_ROWS, ADD_ROWS_WITH_DIRTY_CONDITION"),
+    ([{"table": "salez", "type": "ADD_ROWS", "scope": "salez.date = '2024-01-02'"}],
+     "change on table 'salez': no source, seed, snapshot or model of that name in this project."
+     " The tables managed_incremental models read directly: shop.products, shop.sales"),
     ([{"table": "sales", "type": "ADD_ROWS", "scope": "sales.date = '2024-01-02'"},
       {"table": "shop.sales", "type": "REMOVE_ROWS", "scope": "sales.date = '2024-01-01'"}],
      "two changes for one table: change #1 on 'sales' and change #2 on 'shop.sales' both describe source.spark_incremental_integration_tests.shop.sales"),

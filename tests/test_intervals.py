@@ -210,6 +210,19 @@ def test_batches_gaps_restatement_and_coarse_partitions(make_project, spark_sql:
     assert done_intervals(spark_sql, schema, "daily_events") == [["2024-01-01 00:00:00", "2024-01-05 00:00:00"]]
     assert spark_sql.query(f"show partitions {schema}.daily_events") == [("month=2024-01-01",)]
 
+    # a restatement passed with described changes that reach the model would be lost (a run
+    # that applies changes processes no interval): the start hook stops, the preview says so
+    both = {"spark_incremental__now": "2024-01-05 08:00:00",
+            "spark_incremental__restate": {"model": "daily_events", "start": "2024-01-01", "end": "2024-01-02"},
+            "spark_incremental__changes": [{"table": "tracking.events", "type": "ADD_ROWS", "scope": "events.ds = '2024-01-03'"}]}
+    before = table(spark_sql, f"{schema}.daily_events")
+    entry, row = _preview(project, both)
+    assert entry["action"] == "refused" and "the restatement would be lost" in row, (entry, row)
+    result = project.run("run", "-s", "daily_events", vars=both, expect_success=False)
+    assert ("spark_incremental__restate names model 'daily_events', to which this run's described changes apply"
+            " (add rows where)") in result.text() + str(result.exception), result.tail(20)
+    assert table(spark_sql, f"{schema}.daily_events") == before
+
 
 def _pkg_line(lines: list[str], text: str) -> str:
     found = [line for line in lines if text in line]

@@ -19,9 +19,23 @@
     {%- endif -%}
   {%- endfor -%}
   {%- if found | length == 0 -%}
+    {#- the tables a change can name that managed_incremental models read: those are the
+        ones an operator means -#}
+    {%- set names = [] -%}
+    {%- for node in graph.nodes.values() if node.config.materialized == 'managed_incremental' -%}
+      {%- for parent_id in node.depends_on.nodes -%}
+        {%- set parent = graph.sources.get(parent_id) or graph.nodes.get(parent_id) -%}
+        {%- set shown = (parent.source_name ~ '.' ~ parent.name) if parent and parent.resource_type == 'source'
+            else (parent.name if parent else none) -%}
+        {%- if shown and shown not in names -%}
+          {%- do names.append(shown) -%}
+        {%- endif -%}
+      {%- endfor -%}
+    {%- endfor -%}
     {%- do exceptions.raise_compiler_error(
         "spark_incremental: change on table '" ~ name ~ "': no source, seed, snapshot or model of"
-        ~ " that name in this project") -%}
+        ~ " that name in this project. The tables managed_incremental models read directly: "
+        ~ ((names | sort | join(', ')) if names else 'none')) -%}
   {%- endif -%}
   {%- if found | length > 1 -%}
     {%- do exceptions.raise_compiler_error(

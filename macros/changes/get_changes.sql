@@ -30,6 +30,10 @@
     {%- endif -%}
     {%- set label = "change #" ~ loop.index ~ " on '" ~ raw.table ~ "'" -%}
     {%- set type = (raw.get('type') or '') | string | trim | upper -%}
+    {%- if type == '' -%}
+      {%- do exceptions.raise_compiler_error(
+          "spark_incremental: " ~ label ~ " needs a type, one of " ~ types.keys() | join(', ')) -%}
+    {%- endif -%}
     {%- if type not in types -%}
       {%- do exceptions.raise_compiler_error(
           "spark_incremental: " ~ label ~ ": unknown change type '" ~ raw.get('type') ~ "'. Allowed: "

@@ -13,14 +13,10 @@
 {% macro _check_restate_models(selection=true) -%}
   {%- set raw = spark_incremental.get_config_var('restate') -%}
   {%- set entries = ([raw] if raw is mapping else raw) if raw else [] -%}
-  {%- set names = [] -%}
+  {%- set names = spark_incremental._restated_model_names() -%}
   {%- set pipeline = [] -%}
-  {%- for entry in entries if entry is mapping -%}
-    {%- if entry.get('model') -%}
-      {%- do names.extend([entry.model] if entry.model is string else entry.model) -%}
-    {%- else -%}
-      {%- do pipeline.append(entry) -%}
-    {%- endif -%}
+  {%- for entry in entries if entry is mapping and not entry.get('model') -%}
+    {%- do pipeline.append(entry) -%}
   {%- endfor -%}
   {%- set no_pipeline = pipeline | length > 0 and not spark_incremental._events_enabled() -%}
   {%- if names | length == 0 and not no_pipeline -%}
@@ -72,4 +68,16 @@
           ~ " run: nothing is restated for it (select it, e.g. --select " ~ name ~ ", to restate it)") -%}
     {%- endfor -%}
   {%- endif -%}
+{%- endmacro %}
+
+
+{#- The model names spark_incremental__restate gives ({model: name or list, ...}, or a list
+    of those), in order, as given (unchecked: _check_restate_models checks them). -#}
+{% macro _restated_model_names() -%}
+  {%- set raw = spark_incremental.get_config_var('restate') -%}
+  {%- set names = [] -%}
+  {%- for entry in (([raw] if raw is mapping else raw) if raw else []) if entry is mapping and entry.get('model') -%}
+    {%- do names.extend([entry.model] if entry.model is string else entry.model) -%}
+  {%- endfor -%}
+  {{- return(names) -}}
 {%- endmacro %}
