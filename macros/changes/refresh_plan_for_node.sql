@@ -3,7 +3,8 @@
     existing table, so the on-run-start hook and the materialization agree.
     Returns {model, unique_id, full_refresh, reason, operations: [{operation, condition,
     scopes: [{alias, scope}]}], changes: [{table, type, scope}]}.
-    Operations: 'add rows where' (clean ADD_ROWS: insert the model's rows in the scope),
+    Operations: 'add rows where' (clean ADD_ROWS: insert the model's rows in the scope; a
+    replace when the model's table already holds rows in the scope, _table_holds_scope),
     'remove where' (clean REMOVE_ROWS: drop the model's rows in the scope), 'replace scope'
     (every other type: drop the model's rows in the scope and insert its rows in the scope
     again, so nothing is counted twice), or one 'full refresh' with the reason. -#}
@@ -32,6 +33,20 @@
         count their matches twice; one replace of the union of the scopes cannot -#}
     {%- set operation = 'replace scope' -%}
     {%- set note = 'adds to ' ~ hits | length ~ ' tables: replaced, not appended, so joined rows are not counted twice' -%}
+  {%- endif -%}
+  {%- set mutability = node.config.get('mutability') -%}
+  {%- if operation == 'add rows where'
+        and (mutability.get('type') if mutability is mapping else none) not in ['immutable', 'append_only', 'ds_append_only']
+        and spark_incremental._table_holds_scope(node, hits[0]) -%}
+    {#- the scope covers only added rows, so a model whose rows follow its source's holds
+        none in it yet; one that does derives rows in the scope from other rows too (an outer
+        join that now matches the added row, a group that already existed) or is a retry:
+        appended, the new rows would sit beside the old ones. A replace of the scope is
+        right in each case (a model whose mutability type only adds rows cannot remove:
+        it keeps the add, and a retry is told by its state) -#}
+    {%- set operation = 'replace scope' -%}
+    {%- set note = 'the model already holds rows in the scope (an outer join that the added rows now match,'
+        ~ ' a group that existed, or a retry): replaced, not appended, so no row is doubled' -%}
   {%- endif -%}
   {%- set scopes = [] -%}
   {%- set texts = [] -%}
@@ -94,4 +109,20 @@
     {{- return(none) -}}
   {%- endif -%}
   {{- return(spark_incremental._relation_column_names(relation)) -}}
+{%- endmacro %}
+
+
+{#- Does the model's table hold a row in the change's scope (evaluated with the table's
+    rows aliased as the changed table, as the refresh applies it)? One limit-1 query,
+    pruned to the scope's partitions when the scope reads the partition columns. -#}
+{% macro _table_holds_scope(node, change) -%}
+  {%- set relation = api.Relation.create(database=node.database, schema=node.schema,
+                                         identifier=node.alias or node.name, type='table') -%}
+  {%- set sql -%}
+    select 1 as held
+    from {{ relation }} as {{ change.alias }}
+    where coalesce(({{ change.scope }}), false)
+    limit 1
+  {%- endset -%}
+  {{- return(spark_incremental._fetch_rows(sql) | length > 0) -}}
 {%- endmacro %}

@@ -157,8 +157,18 @@ class ThriftServer:
             timeout_s=timeout_s,
             conf=dict(conf or {}),
         )
-        server._launch()
-        return server
+        # a port free when picked can be taken before Spark binds it (another server's
+        # driver or block manager picks its ports at random too): pick new ones and retry
+        for attempt in range(3):
+            try:
+                server._launch()
+                return server
+            except SparkServerError as exc:
+                launch_log = server.log_path.read_text(errors="replace").rsplit("===== starting:", 1)[-1]
+                if attempt == 2 or "java.net.BindException" not in launch_log:
+                    raise
+                server.port, server.ui_port = free_port(), free_port()
+        raise AssertionError("unreachable")
 
     def command(self) -> list[str]:
         sh = self.spark_home
