@@ -211,7 +211,8 @@ def test_batches_gaps_restatement_and_coarse_partitions(make_project, spark_sql:
     assert spark_sql.query(f"show partitions {schema}.daily_events") == [("month=2024-01-01",)]
 
     # a restatement passed with described changes that reach the model would be lost (a run
-    # that applies changes processes no interval): the start hook stops, the preview says so
+    # that applies changes processes no interval): the start hook stops, the preview says so.
+    # The model already holds rows of 2024-01-03, so the ADD_ROWS replaces that scope.
     both = {"spark_incremental__now": "2024-01-05 08:00:00",
             "spark_incremental__restate": {"model": "daily_events", "start": "2024-01-01", "end": "2024-01-02"},
             "spark_incremental__changes": [{"table": "tracking.events", "type": "ADD_ROWS", "scope": "events.ds = '2024-01-03'"}]}
@@ -220,7 +221,7 @@ def test_batches_gaps_restatement_and_coarse_partitions(make_project, spark_sql:
     assert entry["action"] == "refused" and "the restatement would be lost" in row, (entry, row)
     result = project.run("run", "-s", "daily_events", vars=both, expect_success=False)
     assert ("spark_incremental__restate names model 'daily_events', to which this run's described changes apply"
-            " (add rows where)") in result.text() + str(result.exception), result.tail(20)
+            " (replace scope)") in result.text() + str(result.exception), result.tail(20)
     assert table(spark_sql, f"{schema}.daily_events") == before
 
 
