@@ -178,6 +178,7 @@ def test_failed_model_keeps_its_manifest_row_and_retry_then_sync_equals_a_clean_
     assert derived(spark_sql, project) == incremental_reference(make_project, spark_sql, runs=2)
 
 
+@pytest.mark.slow  # CI: test_write_layer kills each write step (3.5 and cluster steps), test_every_path_in_one_history kills a run; make test runs this too
 def test_killed_before_the_hook_reprocesses_the_window_without_duplicates(
     make_project: Callable[..., DbtProject], spark_sql: SparkSql
 ) -> None:
@@ -201,6 +202,7 @@ def test_killed_before_the_hook_reprocesses_the_window_without_duplicates(
     assert derived(spark_sql, project) == incremental_reference(make_project, spark_sql, runs=2)
 
 
+@pytest.mark.slow  # CI: test_write_layer kills each write step (3.5 and cluster steps); make test runs this too
 def test_killed_while_the_manifest_is_written_keeps_old_or_new_rows(
     make_project: Callable[..., DbtProject], spark_sql: SparkSql
 ) -> None:
@@ -286,7 +288,7 @@ def test_second_concurrent_run_is_refused(make_project: Callable[..., DbtProject
     project.run("run", vars=now_of(0))
 
 
-@pytest.mark.parametrize("allow_refresh", [False, True])
+@pytest.mark.parametrize("allow_refresh", [False, pytest.param(True, marks=pytest.mark.slow)])  # CI: False
 def test_full_refresh_and_the_manifest(
     make_project: Callable[..., DbtProject], spark_sql: SparkSql, allow_refresh: bool
 ) -> None:
@@ -339,6 +341,7 @@ def test_future_events_do_not_push_last_success_past_now(
     assert all(value <= _ts(now) for value in manifest_state(spark_sql, project).values())
 
 
+@pytest.mark.slow  # CI: test_lock's compaction and every run's own compaction check; make test runs this too
 def test_compaction_keeps_the_state(make_project: Callable[..., DbtProject], spark_sql: SparkSql) -> None:
     """14. Compaction rewrites nothing in place and keeps the current state."""
     project = new_events_project(make_project, spark_sql, batches=2)

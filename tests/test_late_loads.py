@@ -70,7 +70,8 @@ def full_run(make_project: Callable[..., DbtProject], spark_sql: SparkSql) -> di
     return _FULL_RUN
 
 
-@pytest.mark.parametrize("load_timestamp", ["load_tstamp", None])
+# CI runs None here and load_tstamp in its Spark 3.5 step; make test runs both
+@pytest.mark.parametrize("load_timestamp", [pytest.param("load_tstamp", marks=pytest.mark.slow), None])
 def test_late_loads_without_newer_events_are_processed(
     make_project: Callable[..., DbtProject], spark_sql: SparkSql, full_run: dict[str, dict[str, list[tuple]]],
     load_timestamp: str | None

@@ -105,6 +105,7 @@ def test_lock_timeout_must_be_a_positive_whole_number(
     assert open_locks(spark_sql, project) == []
 
 
+@pytest.mark.slow  # CI: the lock's take-over and release tests; make test runs this too
 def test_compaction_keeps_no_released_or_lost_lock(
     make_project: Callable[..., DbtProject], spark_sql: SparkSql
 ) -> None:
@@ -203,6 +204,7 @@ def test_a_run_whose_own_lock_reads_as_released_says_which_row_released_it(
     assert open_locks(spark_sql, project) == []
 
 
+@pytest.mark.slow  # CI: test_two_runs_started_together_exactly_one_proceeds (cluster and 3.5 steps); make test runs this too
 def test_the_oldest_lock_waits_for_younger_ones_to_back_off(
     make_project: Callable[..., DbtProject], spark_sql: SparkSql
 ) -> None:

@@ -227,7 +227,8 @@ def _written_meanwhile(run: int, point: int, seq: int) -> list[tuple]:
     return events
 
 
-@pytest.mark.parametrize("session_timestamp", ["collector_tstamp", "load_tstamp"])
+# CI runs load_tstamp; make test runs both
+@pytest.mark.parametrize("session_timestamp", [pytest.param("collector_tstamp", marks=pytest.mark.slow), "load_tstamp"])
 def test_a_loader_writing_meanwhile_loses_nothing(
     make_project: Callable[..., DbtProject], spark_sql: SparkSql, session_timestamp: str
 ) -> None:

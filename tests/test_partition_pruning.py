@@ -56,7 +56,8 @@ def _explain_scans(explain: str, relation: str) -> list[str]:
     return [s for s in sections if pattern.search(s.splitlines()[0] if s else "")]
 
 
-@pytest.fixture(params=["date", "int"])
+# CI runs date; make test runs both
+@pytest.fixture(params=["date", pytest.param("int", marks=pytest.mark.slow)])
 def pruned(request: pytest.FixtureRequest, make_project: Any, spark_sql: Any, spark_server: Any) -> dict[str, Any]:
     """The events table partitioned by a date column, or by an int yyyymmdd column (a copy
     of the same rows; the package detects the form from the column's type)."""

@@ -17,6 +17,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any, Callable
 
+import pytest
+
 from tests import generator as gen
 from tests.harness.dbt import DbtProject, DbtResult
 from tests.harness.sql import SparkSql, _sort_key
@@ -115,6 +117,7 @@ def _line(result: DbtResult, *parts: str) -> str:
 
 
 # ----------------------------------------------------------------------------- (a)
+@pytest.mark.slow  # CI: test_every_path_in_one_history_equals_one_full_run rebuilds sessions by --full-refresh; make test runs this too
 def test_full_refresh_of_a_derived_model_is_backfilled(
     make_project: Callable[..., DbtProject], spark_sql: SparkSql
 ) -> None:
@@ -169,6 +172,7 @@ def _assert_session_ids_whole(spark_sql: SparkSql, project: DbtProject) -> None:
 
 
 # ----------------------------------------------------------------------------- (a')
+@pytest.mark.slow  # CI: the same rebuild path as the derived model's, in test_every_path_in_one_history_equals_one_full_run; make test runs this too
 def test_full_refresh_of_a_dbt_incremental_tracked_model_is_backfilled(
     make_project: Callable[..., DbtProject], spark_sql: SparkSql
 ) -> None:
@@ -217,6 +221,7 @@ def test_rebuilt_lifecycle_manifest_re_derives_the_base_chain(
 
 
 # ----------------------------------------------------------------------------- (b')
+@pytest.mark.slow  # CI: the same rebuild path, in test_every_path_in_one_history_equals_one_full_run; make test runs this too
 def test_a_dropped_table_of_a_tracked_model_is_backfilled(
     make_project: Callable[..., DbtProject], spark_sql: SparkSql
 ) -> None:
@@ -247,6 +252,7 @@ def test_a_dropped_table_of_a_tracked_model_is_backfilled(
 
 
 # ----------------------------------------------------------------------------- (c)
+@pytest.mark.slow  # CI: a forced rebuild and its backfill run in test_every_path_in_one_history_equals_one_full_run; make test runs this too
 def test_changed_partition_by_rebuild_is_backfilled(
     make_project: Callable[..., DbtProject], spark_sql: SparkSql
 ) -> None:

@@ -88,7 +88,10 @@ def _assert_equals_full_run(make_project: Callable[..., DbtProject], spark_sql: 
     _assert_consistent(spark_sql, project)
 
 
-@pytest.mark.parametrize("case", ["standard", "saturated", "over_cap", "killed", "upgrade", "step"])
+# CI runs standard and killed; make test runs every case
+@pytest.mark.parametrize("case", ["standard", pytest.param("saturated", marks=pytest.mark.slow),
+                                  pytest.param("over_cap", marks=pytest.mark.slow), "killed",
+                                  pytest.param("upgrade", marks=pytest.mark.slow), pytest.param("step", marks=pytest.mark.slow)])
 def test_session_filter_runs_equal_one_full_run(
     case: str, make_project: Callable[..., DbtProject], spark_sql: SparkSql
 ) -> None:
