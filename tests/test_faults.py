@@ -178,7 +178,7 @@ def test_failed_model_keeps_its_manifest_row_and_retry_then_sync_equals_a_clean_
     assert derived(spark_sql, project) == incremental_reference(make_project, spark_sql, runs=2)
 
 
-@pytest.mark.slow  # CI: test_write_layer kills each write step (3.5 and cluster steps), test_every_path_in_one_history kills a run; make test runs this too
+@pytest.mark.slow  # CI: test_write_layer kills each write step (the 3.5 step), test_every_path_in_one_history kills a run; make test runs this too
 def test_killed_before_the_hook_reprocesses_the_window_without_duplicates(
     make_project: Callable[..., DbtProject], spark_sql: SparkSql
 ) -> None:
@@ -202,7 +202,7 @@ def test_killed_before_the_hook_reprocesses_the_window_without_duplicates(
     assert derived(spark_sql, project) == incremental_reference(make_project, spark_sql, runs=2)
 
 
-@pytest.mark.slow  # CI: test_write_layer kills each write step (3.5 and cluster steps); make test runs this too
+@pytest.mark.slow  # CI: test_write_layer kills each write step (the 3.5 step); make test runs this too
 def test_killed_while_the_manifest_is_written_keeps_old_or_new_rows(
     make_project: Callable[..., DbtProject], spark_sql: SparkSql
 ) -> None:
@@ -257,6 +257,7 @@ def test_thrift_server_dies_mid_run_then_recovers(
         server.stop()
 
 
+@pytest.mark.slow  # CI: test_limits_model_alone_changes_nothing and the no-op runs of test_run_limits run a window again; make test runs this too
 def test_same_window_twice_changes_nothing(make_project: Callable[..., DbtProject], spark_sql: SparkSql) -> None:
     """5. No new data, same clock: identical tables, no duplicates, manifest unchanged."""
     project = new_events_project(make_project, spark_sql, batches=1)

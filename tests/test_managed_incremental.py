@@ -230,6 +230,7 @@ def test_append_killed_before_its_first_mark_is_not_appended_twice(project: DbtP
 
 # --------------------------------------------------------- upsert on plain parquet
 @pytest.mark.cluster_core
+@pytest.mark.slow  # CI runs this in its Spark 3.5 step only; make test runs it everywhere
 def test_parquet_upsert_moves_rows_between_partitions_and_recovers(
         project: DbtProject, spark_sql: SparkSql, spark_server: Any) -> None:
     """The query returns only this run's new or changed rows (like a sessionisation

@@ -267,6 +267,7 @@ def test_plan_shows_the_refusals_and_the_selection_of_the_run(make_project, spar
     assert entry["refused"]["message"] in failed.text() + "\n" + str(failed.exception), failed.tail(40)
 
 
+@pytest.mark.slow  # CI: test_intervals.py checks the preview's batches against the run's; make test runs this too
 def test_plan_marks_interval_batches_as_an_upper_bound(make_project, spark_sql: SparkSql) -> None:
     """With more than one batch, the run's probe (which needs the compiled model SQL that a
     run-operation lacks) drops the batches whose intervals hold no row: the preview lists

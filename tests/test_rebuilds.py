@@ -196,6 +196,7 @@ def test_full_refresh_of_a_dbt_incremental_tracked_model_is_backfilled(
 
 
 # ----------------------------------------------------------------------------- (b)
+@pytest.mark.slow  # CI: the rebuild path and its backfill, in test_every_path_in_one_history_equals_one_full_run; make test runs this too
 def test_rebuilt_lifecycle_manifest_re_derives_the_base_chain(
     make_project: Callable[..., DbtProject], spark_sql: SparkSql
 ) -> None:

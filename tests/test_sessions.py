@@ -289,6 +289,7 @@ LOAD_BATCHES = [
 ]
 
 
+@pytest.mark.slow  # CI: test_late_loads.py (load_tstamp in the 3.5 step); make test runs this too
 def test_load_tstamp_catches_late_loads_and_covered_models_skip(
     dbt_project: DbtProject, spark_sql: SparkSql
 ) -> None:

@@ -60,6 +60,7 @@ def stopped(result: DbtResult, point: str) -> set[str]:
 
 
 @pytest.mark.cluster_core
+@pytest.mark.slow  # CI runs this in its Spark 3.5 step only; make test runs it everywhere
 def test_a_kill_at_each_step_is_finished_by_the_next_run(make_project, spark_sql: SparkSql) -> None:
     project = make_project()
     schema = project.schema
