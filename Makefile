@@ -71,7 +71,7 @@ test-spark35: venv $(SPARK35_STAMP) $(CLUSTER_DEPS) ## the whole test suite agai
 # passed on 2026-11-26 at commit 69beed7, 113 passed and 19 skipped in 33 min, and the 4.3
 # suite takes about as long (CI's part of it, the tests not marked slow or cluster_core: 108
 # passed in 31 min the same day). On 2026-11-28 the same runner took twice as long (the
-# demo 220 s instead of 103 s); CI's 4.3 part now leaves out 23 more variants (marked slow,
+# demo 220 s instead of 103 s); CI's 4.3 part now leaves out 25 more variants (marked slow,
 # each naming the CI test that runs its path), and this core no longer repeats the bad change
 # input test (the same on both versions; the 4.3 step runs it).
 SPARK35_TESTS := tests/test_harness_smoke.py \

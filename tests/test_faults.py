@@ -271,6 +271,7 @@ def test_same_window_twice_changes_nothing(make_project: Callable[..., DbtProjec
     _assert_consistent(spark_sql, project)
 
 
+@pytest.mark.slow  # CI: test_lock.py::test_two_runs_started_together_exactly_one_proceeds (3.5 and cluster steps); make test runs this too
 def test_second_concurrent_run_is_refused(make_project: Callable[..., DbtProject], spark_sql: SparkSql) -> None:
     """6. Two runs at once: the second stops before any model, naming the first."""
     project = new_events_project(make_project, spark_sql, batches=1)

@@ -17,6 +17,8 @@ import time
 from datetime import datetime, timedelta
 from typing import Any, Callable
 
+import pytest
+
 from benchmarks.metrics import SqlMetrics
 from tests import generator as gen
 from tests.harness.dbt import DbtProject
@@ -72,6 +74,7 @@ def catch_up_runs(events: list[gen.Event], skip_gaps: bool) -> int:
     return runs
 
 
+@pytest.mark.slow  # CI: test_run_limits.py::test_data_gap_is_crossed crosses a gap in one run; make test runs this too
 def test_catch_up_skips_gaps_and_equals_one_full_run(
     make_project: Callable[..., DbtProject], spark_sql: SparkSql, spark_server: Any
 ) -> None:
