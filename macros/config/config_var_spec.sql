@@ -5,6 +5,10 @@
     is generated from it (config_vars_table()). Kept in a macro, not the package's
     vars:, because hooks and materializations run in the root project's context, where a
     package's own vars are not visible.
+    env: true marks a value for one run (changes, restate, the clock...): when the var is
+    not set, the environment variable SPARK_INCREMENTAL_<NAME> gives it, read at execution
+    time only (_config_var_raw), so a value that changes from run to run keeps dbt's
+    partial parse; vars that shape the project (read while dbt parses) have no such twin.
     Types: boolean, integer, date, timestamp, identifier (a schema or table name), column,
     enum, text, text_list, changes, restate. -#}
 {% macro _config_var_spec() -%}
@@ -58,33 +62,33 @@
        'meaning': 'drop a copy of an event id that an earlier run kept in another session (reads the id, session and timestamp columns from `days_late_allowed` days before the earliest event of the run); false: duplicates are removed within a run only'},
       {'name': 'app_ids', 'type': 'text_list', 'default': [],
        'meaning': 'only these apps (`[]` = all)'},
-      {'name': 'models_to_remove', 'type': 'text_list', 'default': [],
+      {'name': 'models_to_remove', 'env': true, 'type': 'text_list', 'default': [],
        'meaning': 'models to forget; they are backfilled from start_date next run. Meant for one run: while it is set, every run forgets them again (a warning says so)'},
       {'name': 'allow_refresh', 'type': 'boolean', 'default': false,
        'meaning': 'whether `--full-refresh` (or an automatic rebuild) may rebuild the manifest log, the lifecycle manifest and the quarantine; rebuilding the log forgets all state, rebuilding the lifecycle manifest forgets every tracked model: both mean a backfill from `start_date`'},
-      {'name': 'now', 'type': 'timestamp', 'default': none, 'nullable': true,
-       'meaning': 'pins "now" (UTC) for tests and replays; when unset, the environment variable `SPARK_INCREMENTAL_NOW` does (it changes between runs without a dbt re-parse); default: the real clock'},
-      {'name': 'changes', 'type': 'changes', 'default': [],
+      {'name': 'now', 'env': true, 'type': 'timestamp', 'default': none, 'nullable': true,
+       'meaning': 'pins "now" (UTC) for tests and replays; default: the real clock'},
+      {'name': 'changes', 'env': true, 'type': 'changes', 'default': [],
        'meaning': 'change descriptions for this run (see above)'},
-      {'name': 'changes_file', 'type': 'text', 'default': none, 'nullable': true,
+      {'name': 'changes_file', 'env': true, 'type': 'text', 'default': none, 'nullable': true,
        'meaning': 'a YAML file of change descriptions, friendlier in an orchestrator'},
-      {'name': 'log_plan', 'type': 'boolean', 'default': false,
+      {'name': 'log_plan', 'env': true, 'type': 'boolean', 'default': false,
        'meaning': 'log the refresh plan at info level (debug otherwise)'},
-      {'name': 'plan_format', 'type': 'enum', 'default': 'text', 'allowed': ['text', 'json'],
+      {'name': 'plan_format', 'env': true, 'type': 'enum', 'default': 'text', 'allowed': ['text', 'json'],
        'meaning': '`spark_incremental.plan` output: `text` (a table), or `json`: also one line `spark_incremental plan json: {...}` for orchestrators'},
-      {'name': 'restate', 'type': 'restate', 'default': none, 'nullable': true,
+      {'name': 'restate', 'env': true, 'type': 'restate', 'default': none, 'nullable': true,
        'meaning': '`{model, start, end}` or a list of those: intervals to reprocess even if done; `{start, end}` without a model: restate the event pipeline, reprocessing the sessions with events in [start, end) without moving any last_success (see "Restating a range of events"); a model that cannot be restated (misspelt, disabled, no `time_column`), or an entry without a model when `events_enabled` is false, stops the run in the on-run-start hook, listing the models that can be'},
       {'name': 'target_partition_rows', 'type': 'integer', 'default': 1000000, 'minimum': 1,
        'meaning': "target partition size for `partition_strategy='distribution'`"},
       {'name': 'lock_timeout_minutes', 'type': 'integer', 'default': 15, 'minimum': 1,
        'meaning': 'a run lock silent this long (no heartbeat) is dead: the next run takes it over and says so (a run still working then stops at its next model). Keep it at least 1.5 times your longest single model (a run appends a heartbeat at most every third of it)'},
-      {'name': 'force_unlock', 'type': 'boolean', 'default': false,
+      {'name': 'force_unlock', 'env': true, 'type': 'boolean', 'default': false,
        'meaning': 'release every run lock first (after a killed run)'},
       {'name': 'manifest_compact_after', 'type': 'integer', 'default': 50, 'minimum': 0,
        'meaning': 'compact the manifest log when it has more partitions (every run reads the log, listing its partitions: with a Spark job above 32)'},
       {'name': 'offline_compile', 'type': 'boolean', 'default': false,
        'meaning': 'compile without querying Spark (placeholders); `make lint` uses it'},
-      {'name': 'fail_at', 'type': 'enum', 'default': none, 'nullable': true,
+      {'name': 'fail_at', 'env': true, 'type': 'enum', 'default': none, 'nullable': true,
        'allowed': ['before_overwrite', 'after_rename_old', 'after_write', 'after_stage', 'before_swap'],
        'meaning': 'a test hook: stop a managed_incremental write at this point, as a killed job would; never set it in production'},
   ]) -}}

@@ -15,7 +15,10 @@
     {%- if entry.get('nullable', false) -%}
       {%- set kind = kind ~ ', or null' -%}
     {%- endif -%}
-    {%- do lines.append('| `' ~ entry.name ~ '` | ' ~ shown ~ ' | ' ~ kind ~ ' | ' ~ entry.meaning ~ ' |') -%}
+    {%- set env_name = spark_incremental._config_var_env_name(entry) -%}
+    {%- set meaning = entry.meaning ~ ('; when the var is not set, the environment variable `' ~ env_name
+        ~ '` gives it (read at execution time: no dbt re-parse)' if env_name else '') -%}
+    {%- do lines.append('| `' ~ entry.name ~ '` | ' ~ shown ~ ' | ' ~ kind ~ ' | ' ~ meaning ~ ' |') -%}
   {%- endfor -%}
   {%- set table = lines | join('\n') -%}
   {%- if flags.WHICH == 'run-operation' -%}

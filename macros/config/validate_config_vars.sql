@@ -5,12 +5,13 @@
   {%- set values = {} -%}
   {%- set errors = [] -%}
   {%- for entry in spark_incremental._config_var_spec() -%}
-    {%- set raw = var('spark_incremental__' ~ entry.name, entry.default) -%}
-    {%- set checked = spark_incremental._check_config_var(entry, raw) -%}
+    {%- set raw = spark_incremental._config_var_raw(entry) -%}
+    {%- set checked = spark_incremental._check_config_var(entry, raw.value) -%}
     {%- if checked.problem is none -%}
       {%- do values.update({entry.name: checked.value}) -%}
     {%- else -%}
-      {%- do errors.append(spark_incremental._config_var_error(entry, raw, checked.problem, checked.get('detail'))) -%}
+      {%- do errors.append(spark_incremental._config_var_error(
+          entry, raw.value, checked.problem, checked.get('detail'), raw.env)) -%}
     {%- endif -%}
   {%- endfor -%}
   {%- if values.session_lookback_days is defined and values.max_session_days is defined
