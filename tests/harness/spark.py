@@ -207,7 +207,8 @@ class ThriftServer:
     def metastore_args(self) -> list[str]:
         """The catalog: an embedded Derby database of this server's own."""
         return [
-            "--conf", f"spark.driver.extraJavaOptions=-Dderby.system.home={self.derby_dir}",
+            "--conf", f"spark.driver.extraJavaOptions=-Dderby.system.home={self.derby_dir}"
+                      " -Dderby.storage.indexStats.auto=false",
             "--conf", "spark.hadoop.javax.jdo.option.ConnectionURL="
                       f"jdbc:derby:;databaseName={self.metastore_dir};create=true",
             # Embedded Derby intermittently fails partition filters on DATE partition
