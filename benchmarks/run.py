@@ -867,9 +867,14 @@ def node_breakdown(results: list[CaseResult], case: str, layout: str) -> str:
         d["ms"] += st["ms"]
         d["rows"] += st["rows_read"]
     dbt_s = {_short(uid): t for uid, t in run.models.items()}
+    # dbt-spark's own: PyHive's `USE` as dbt opens each node's connection, and dbt's
+    # listings of schemas and relations at the start; the rest are the package's
+    uses = sum(1 for st in stmts if st["sql"].lstrip().upper().startswith("USE "))
+    listings = sum(1 for st in stmts if _short(st.get("node", "")).startswith(("list_schemas", "list_")))
     lines = [f"{rs[-1].label}: {len(stmts)} Spark statements, "
              f"{sum(st['ms'] for st in stmts) / 1000:.2f} s of Spark time in a {run.wall_s:.2f} s "
-             "invocation.", "",
+             f"invocation; {uses + listings} of them dbt-spark's own ({uses} `USE` as a node's connection "
+             f"opens, {listings} listings), {len(stmts) - uses - listings} the package's.", "",
              "| dbt node (or connection) | statements | Spark s | dbt s | events rows read |",
              "| --- | ---: | ---: | ---: | ---: |"]
     for name, d in per.items():

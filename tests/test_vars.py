@@ -119,6 +119,9 @@ def test_bad_values_stop_the_run_and_write_nothing(
     said = (together.text() + "\n" + str(together.exception)).splitlines()
     if _state(project, spark_sql) != before:
         failures.append("all bad values together: something was written")
+    # dbt names the model it was parsing; the message says the vars are not that model's
+    if not any("these vars are project-wide, not settings of the model dbt names above" in line for line in said):
+        failures.append(f"all bad values together: nothing says the vars are project-wide\n{together.tail(8)}")
     # each var's own line says what is wrong with its value and how to fix it
     shown = [name for name, (_, message) in BAD.items()
              if any(f"spark_incremental__{name} " in line and message in line

@@ -22,6 +22,11 @@
         ~ values.max_session_days ~ "), or sessions still open would be forgotten (default 730).") -%}
   {%- endif -%}
   {%- if errors | length > 0 -%}
+    {%- if not execute -%}
+      {#- dbt names the model it was parsing when a var failed: say that the vars are not its own -#}
+      {%- do errors.append('(Found while dbt parsed the project: these vars are project-wide, not settings of'
+          ~ ' the model dbt names above.)') -%}
+    {%- endif -%}
     {%- do exceptions.raise_compiler_error(errors | join('\n')) -%}
   {%- endif -%}
   {{- return(values) -}}

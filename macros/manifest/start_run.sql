@@ -1,5 +1,5 @@
-{#- on-run-start: check every spark_incremental__* var (validate_config_vars), the pinned
-    clock (SPARK_INCREMENTAL_NOW, read at execution only) and, when
+{#- on-run-start: check every spark_incremental__* var (validate_config_vars; a var the
+    spec marks `env`, e.g. the pinned clock, also from SPARK_INCREMENTAL_<NAME>) and, when
     this dbt run or dbt build selects the base events models, the events table and the
     columns the package reads, and a restatement's range (spark_incremental__restate
     without a model) against the manifest (bad vars, missing columns and a bad range stop
@@ -23,8 +23,6 @@
   {%- if flags.WHICH not in ['run', 'build'] -%}
     {{- return('') -}}
   {%- endif -%}
-  {#- a bad pinned clock (SPARK_INCREMENTAL_NOW is read at execution only) stops the run here -#}
-  {%- do spark_incremental.now() -%}
   {%- do spark_incremental._check_restate_models() -%}
   {%- if values.events_enabled and not values.offline_compile and spark_incremental._selects_base_models() -%}
     {%- do spark_incremental._check_events_table() -%}
