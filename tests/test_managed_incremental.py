@@ -228,6 +228,55 @@ def test_append_killed_before_its_first_mark_is_not_appended_twice(project: DbtP
     assert state(spark_sql, project, "late_start")["high_water_mark"] == "2020-01-02"
 
 
+def test_the_end_hook_writes_each_models_state_in_its_one_insert(project: DbtProject, spark_sql: SparkSql) -> None:
+    """A managed model's state after its write goes into the on-run-end hook's one insert
+    (with the run lock's release), stamped when the model reached it, and only if the model
+    succeeded: one that fails after its write (a post-hook) records none, and the next run
+    redoes its work. A project whose on-run-end does not call update_manifest gets the row
+    appended at once."""
+    src = project.relation("src_end_state")
+    log = project.relation("spark_incremental_manifest_log")
+    spark_sql.create_table(src, COLS, [(1, "a", D(2020, 1, 1)), (2, "b", D(2020, 1, 2))])
+    project.write_model("end_ok", model_sql({"unique_key": "id", "partition_by": "ds"}, f"select * from {src}"))
+    project.write_model("end_post_fails", model_sql(
+        {"unique_key": "id", "post_hook": "select * from no_such_table_for_this_test"}, f"select * from {src}"))
+    models = ["end_ok", "end_post_fails"]
+
+    first = run(project, models, "2020-01-05 12:00:00", expect_success=False)
+    assert statuses(first, models) == {"end_ok": "success", "end_post_fails": "error"}, first.tail()
+    assert rows(spark_sql, project.relation("end_post_fails")) == rows(spark_sql, src)  # written, not recorded
+    assert any(line.startswith(f"{PREFIX}manifest: no state recorded for end_post_fails") for line in first.pkg_lines())
+    managed = spark_sql.query_dicts(
+        f"select model, batch_id, written_at from {log} where record_type = 'managed' and model in ('end_ok', 'end_post_fails')")
+    unlock = spark_sql.query_dicts(
+        f"select batch_id, written_at from {log} where record_type = 'unlock' order by written_at desc limit 1")[0]
+    assert [(m["model"], m["batch_id"]) for m in managed] == [("end_ok", unlock["batch_id"])], managed
+    assert managed[0]["written_at"] < unlock["written_at"]
+
+    # the post-hook fixed and a row updated: the model without a state redoes its work
+    project.write_model("end_post_fails", model_sql({"unique_key": "id"}, f"select * from {src}"))
+    spark_sql.execute(f"insert overwrite table {src} values (1, 'a2', date'2020-01-01'), (2, 'b', date'2020-01-02')")
+    second = run(project, models, "2020-01-06 12:00:00")
+    for name in models:
+        assert rows(spark_sql, project.relation(name)) == rows(spark_sql, src), (name, second.tail())
+        assert state(spark_sql, project, name)["action"] == action(second, name)
+
+    # no update_manifest in on-run-end (nor the start hook: no lock to release): appended at once
+    config = project.read_file("dbt_project.yml")
+    hooks = '  - "{{ spark_incremental.start_run() }}"', '  - "{{ spark_incremental.update_manifest() }}"'
+    assert all(hook in config for hook in hooks), config
+    for hook in hooks:
+        config = config.replace(hook, "")
+    project.write_file("dbt_project.yml", config.replace("on-run-start:\n", "").replace("on-run-end:\n", ""))
+    spark_sql.execute(f"insert overwrite table {src} values (1, 'a3', date'2020-01-01'), (2, 'b', date'2020-01-02')")
+    third = run(project, ["end_ok"], "2020-01-07 12:00:00")
+    assert rows(spark_sql, project.relation("end_ok")) == rows(spark_sql, src)
+    assert state(spark_sql, project, "end_ok")["action"] == action(third, "end_ok")
+    latest = spark_sql.query_dicts(f"select batch_id from {log} where model = 'end_ok' and record_type = 'managed'"
+                                   f" order by written_at desc limit 1")[0]
+    assert spark_sql.query(f"select record_type from {log} where batch_id = '{latest['batch_id']}'") == [("managed",)]
+
+
 # --------------------------------------------------------- upsert on plain parquet
 @pytest.mark.cluster_core
 @pytest.mark.slow  # CI runs this in its Spark 3.5 step only; make test runs it everywhere

@@ -6,7 +6,7 @@
     clobber each other (plain appends to one table share <table>/_temporary), and the
     new partition appears whole or not at all. Existing rows are never touched. The
     rows are stamped (written_at) with the time the insert is built, a microsecond apart
-    in the order given. -#}
+    in the order given, unless a row carries its own written_at (a datetime). -#}
 {% macro append_manifest_rows(rows) -%}
   {{- return(adapter.dispatch('append_manifest_rows', 'spark_incremental')(rows)) -}}
 {%- endmacro %}
@@ -50,15 +50,19 @@
           "spark_incremental: a manifest row needs a model and a record_type in"
           ~ " ['events', 'managed', 'remove', 'lock', 'unlock', 'load']; got " ~ row) -%}
     {%- endif -%}
+    {%- set row_index = loop.index0 -%}
     {%- set values = [] -%}
     {%- for name, type in columns -%}
       {%- if name == 'invocation_id' -%}
         {%- set value = invocation_id -%}
       {%- elif name == 'batch_id' -%}
         {%- set value = batch_id -%}
+      {%- elif name == 'written_at' and row.get('written_at') is not none -%}
+        {#- a row stamped when its state was reached (a model's state the end hook writes) -#}
+        {%- set value = row.written_at.strftime('%Y-%m-%d %H:%M:%S.%f') -%}
       {%- elif name == 'written_at' -%}
         {#- rows of one statement keep their order: a microsecond apart -#}
-        {%- set value = (written_at + modules.datetime.timedelta(microseconds=loop.index0)).strftime('%Y-%m-%d %H:%M:%S.%f') -%}
+        {%- set value = (written_at + modules.datetime.timedelta(microseconds=row_index)).strftime('%Y-%m-%d %H:%M:%S.%f') -%}
       {%- else -%}
         {%- set value = row.get(name) -%}
       {%- endif -%}

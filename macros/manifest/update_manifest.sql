@@ -6,7 +6,9 @@
     counted as new would make every later run process the lookback again); a model
     that made no progress while events exist past the window (a gap in the data longer
     than backfill_limit_days) moves to upper_limit; a restatement (state 5) records
-    nothing. Appends to the log; never rewrites. -#}
+    nothing. In the same insert: the state each managed_incremental model that succeeded
+    reached after its write (_pending_state_rows), and the release of the run lock.
+    Appends to the log; never rewrites. -#}
 {% macro update_manifest() -%}
   {{- return(adapter.dispatch('update_manifest', 'spark_incremental')()) -}}
 {%- endmacro %}
@@ -25,8 +27,10 @@
       longer than the timeout) records only the models that finished before the release -#}
   {%- set lost = spark_incremental._check_run_lock_held(stop=false) -%}
   {%- do spark_incremental._run_cache('run_lock').update({'ending': true}) -%}
-  {%- set rows = spark_incremental._progress_rows_for_results(
-      results if lost is none else spark_incremental._results_before(results, lost.released_at)) -%}
+  {%- set ended = results if lost is none else spark_incremental._results_before(results, lost.released_at) -%}
+  {#- the managed models' states after their writes (kept for this insert), then progress -#}
+  {%- set rows = spark_incremental._pending_state_rows(ended) -%}
+  {%- do rows.extend(spark_incremental._progress_rows_for_results(ended)) -%}
   {%- if lost is not none -%}
     {%- do spark_incremental.append_manifest_rows(rows) -%}
     {%- do exceptions.raise_compiler_error(lost.message) -%}

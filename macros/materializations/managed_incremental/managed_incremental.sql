@@ -5,7 +5,7 @@
          recover leftovers of an interrupted run, read state, plan; computed once, when
          dbt rendered the model's SQL or now) -> describe the query (reads nothing; not when the plan is to skip:
          a skipped model writes nothing, so it needs no columns) -> pre-hooks
-      -> rebuild bookkeeping -> write -> record state -> one log line -> post-hooks
+      -> rebuild bookkeeping -> write -> record state (written by the end hook) -> one log line -> post-hooks
 
     See docs/managed_incremental.md for the user-facing contract. -#}
 {% materialization managed_incremental, adapter='spark', supported_languages=['sql'] %}
@@ -83,7 +83,8 @@
             'changes_applied': spark_incremental._changes_identity(plan.change_plan) if plan.action == 'apply_changes'
                 else ((state.state or {}).get('changes_applied') if state else none),
         },
-        message) -%}
+        message,
+        at_end=true) -%}
   {%- endif -%}
   {%- for relation in result.get('cleanup', []) -%}
     {%- do adapter.drop_relation(relation) -%}
