@@ -299,6 +299,12 @@ def test_no_new_events_means_an_empty_window(
                   if sql.startswith(("insert overwrite", "drop table", "create table"))}
         assert writes == ({f"insert overwrite table {relation} select * from"} if in_place
                           else {f"drop table if exists {relation}", f"create table {relation}"}), (model, sqls)
+    # the window's newest session and load timestamps, which the end hook records, are read
+    # with the sessions' time range in events_this_run's query: the end hook asks no query
+    window_reads = [(st["node"].rsplit(".", 1)[-1], st["sql"][:60]) for st in statements
+                    if any(name.lower().endswith(RUN_TABLES[0]) for name in st["tables"])]
+    assert not [read for read in window_reads if "on-run-end" in read[0]], window_reads
+    assert [read for read in window_reads if read[0] == this_run and "min(start_tstamp)" in read[1]], window_reads
     assert state_lines(busy.pkg_lines())[1] == (
         "spark_incremental: processing data between '2021-01-08 02:00:00' and '2021-01-11 08:00:00'")
     processed = {row[0] for row in spark_sql.query(

@@ -151,16 +151,14 @@
 
 
 {#- {rows: the 'events' rows to append for the models that succeeded, newest_load: the
-    newest load timestamp the run read, as text or none (_newest_load_sql, asked in the
-    same query as the newest session timestamp)}; none when the run's window
+    newest load timestamp the run read, as text or none (_window_newest, with the newest
+    session timestamp)}; none when the run's window
     was empty (nothing new: nothing to record, nothing read) or the run was a restatement
     (it reprocessed data already processed: no last_success moves, and no load watermark,
     since it did not read the lookback window). limits_ran: the limits model
     ran in this invocation, so the last_success it recorded is the manifest's current one
     (the run lock keeps other runs out) and the log need not be read again. -#}
 {% macro _manifest_progress_rows(succeeded, limits_ran=false) -%}
-  {%- set session_timestamp = spark_incremental.get_config_var('session_timestamp') -%}
-  {%- set window = spark_incremental._relation_for_model('spark_incremental_base_events_in_window') -%}
   {%- set limits = spark_incremental.return_limits_from_model(
       spark_incremental._relation_for_model('spark_incremental_base_new_event_limits')) -%}
   {%- if limits.nothing_new -%}
@@ -172,14 +170,9 @@
         ~ " the load watermark unchanged)") -%}
     {{- return(none) -}}
   {%- endif -%}
-  {%- set newest_load_sql = spark_incremental._newest_load_sql() -%}
-  {%- set max_sql -%}
-    select
-        (select date_format(max({{ session_timestamp }}), 'yyyy-MM-dd HH:mm:ss') from {{ window }}) as newest_session,
-        {{ newest_load_sql if newest_load_sql else 'cast(null as string)' }} as newest_load
-  {%- endset -%}
-  {%- set newest = spark_incremental._fetch_rows(max_sql)[0] -%}
-  {%- set new_max = spark_incremental._parse_ts(newest[0]) -%}
+  {#- read with the sessions' time range in this run (events_this_run), else asked now -#}
+  {%- set newest = spark_incremental._window_newest() -%}
+  {%- set new_max = spark_incremental._parse_ts(newest.newest_session) -%}
   {%- if new_max is none -%}
     {%- do spark_incremental._warn_unmatched_app_ids(limits.lower_limit, limits.upper_limit) -%}
   {%- endif -%}
@@ -207,7 +200,7 @@
       {%- endif -%}
     {%- endif -%}
   {%- endfor -%}
-  {{- return({'rows': rows, 'newest_load': newest[1]}) -}}
+  {{- return({'rows': rows, 'newest_load': newest.newest_load}) -}}
 {%- endmacro %}
 
 

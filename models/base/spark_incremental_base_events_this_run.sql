@@ -25,7 +25,8 @@
 {%- set has_new_events = not limits.nothing_new %}
 {%- set session_range = {'start_tstamp': none, 'end_tstamp': none} %}
 {%- if has_new_events %}
-{%- set session_range = spark_incremental._session_range(sessions_relation) %}
+{#- with the window's newest timestamps, which the end hook records -#}
+{%- set session_range = spark_incremental._session_range(sessions_relation, with_window_newest=true) %}
 {%- endif %}
 {%- set reaches_back = session_range.start_tstamp is not none and session_range.start_tstamp < limits.lower_limit %}
 {#- a restatement reads its sessions up to sessions_until, past the window (to the second:
