@@ -9,6 +9,8 @@ from typing import Any, Callable
 
 import pytest
 
+from benchmarks.metrics import SqlMetrics
+
 from tests import generator as gen
 from tests.harness.dbt import DbtProject
 from tests.harness.sql import SparkSql
@@ -93,7 +95,7 @@ def _assert_equals_full_run(make_project: Callable[..., DbtProject], spark_sql: 
                                   pytest.param("over_cap", marks=pytest.mark.slow), pytest.param("killed", marks=pytest.mark.slow),
                                   pytest.param("upgrade", marks=pytest.mark.slow), pytest.param("step", marks=pytest.mark.slow)])
 def test_session_filter_runs_equal_one_full_run(
-    case: str, make_project: Callable[..., DbtProject], spark_sql: SparkSql
+    case: str, make_project: Callable[..., DbtProject], spark_sql: SparkSql, spark_server: Any
 ) -> None:
     """standard: a run with no recurring id reads no old lifecycle row (the log says so);
     saturated: a one-bitmap filter with every bit set (every id a false positive) reads
@@ -104,7 +106,9 @@ def test_session_filter_runs_equal_one_full_run(
     earlier version) is caught up in one run. These move the filter every run
     (session_filter_step_days '1', as text, the way env_var passes it); step: the default
     step of 7 days, so the filter is written by the first run and the fourth only (R - F =
-    8 days) and the third run finds the returning id among its recent rows."""
+    8 days) and the third run finds the returning id among its recent rows. In a run that
+    keeps the filter as it is, the lifecycle reads no filter of its own: the filter model's
+    query looked its ids up."""
     saturated = case in ("saturated", "over_cap")
     extra: dict[str, Any] = {"spark_incremental__session_filter_buckets": 1} if saturated else {}
     if case != "step":
@@ -113,6 +117,8 @@ def test_session_filter_runs_equal_one_full_run(
     spark_sql.create_table(_events_table(project), gen.EVENT_COLUMNS, [])
     lines = []
     texts = []
+    probe = SqlMetrics(spark_server.ui_url)
+    filter_readers = []
     for i, (loaded, events) in enumerate(_batches(case)):
         spark_sql.insert_rows(_events_table(project), gen.EVENT_COLUMNS,
                               [_event(*event, loaded) for event in events])
@@ -132,10 +138,24 @@ def test_session_filter_runs_equal_one_full_run(
             project.run("run", "-s", f"+{FILTER}", vars=now)
         if i == 2 and case == "upgrade":
             spark_sql.execute(f"drop table {project.relation(FILTER)}")
+        mark = probe.mark()
         result = project.run("run", vars=now)
+        statements = probe.reads_since(mark, project.schema, "events").statements
+        filter_readers.append({st["node"].rsplit(".", 1)[-1] for st in statements
+                               if any(name.lower().endswith(FILTER) for name in st["tables"])})
         lines.append(result.pkg_lines())
         texts.append(result.text())
     filter_lines = [[line for line in run if "session id filter:" in line] for run in lines]
+    # a run that keeps the filter: one read of it (the filter model's query, which looked
+    # up the lifecycle's ids too); a run that rewrites it: the lifecycle reads the new one
+    kept = [any(line.startswith(f"spark_incremental: {FILTER}: skipped:") for line in run) for run in lines]
+    if case in ("standard", "step"):
+        assert any(kept), lines
+    for i, (keeps, readers) in enumerate(zip(kept, filter_readers)):
+        if keeps:
+            assert readers == {FILTER}, (i, readers)
+        elif i > 0:
+            assert LIFECYCLE in readers, (i, readers)
     assert filter_lines[0] == ["spark_incremental: session id filter: none of "
                                f"{extra.get('spark_incremental__session_filter_buckets', 2048)} buckets yet;"
                                " now covers before 2020-12-29 (nothing to add)"], filter_lines

@@ -6,24 +6,22 @@
     Logs one line (recent region, candidates, old region read or not, fill) and warns
     when the false positive rate passes 1e-3 or when one run in 20 or more would find a
     false candidate among its window sessions (one is enough to read the whole old
-    region). active: an incremental run with new events. -#}
+    region). active: an incremental run with new events. The filter model asks the same
+    query on a day it keeps the filter and leaves the answer in the run cache: then no
+    query here. -#}
 {% macro _session_filter_region(id_filter, window_events, quarantined, session_vars, lookback_date, active) -%}
   {%- set region = {'filter_from': none, 'candidates': none} -%}
   {%- if not (active and spark_incremental._can_query() and spark_incremental._relation_exists(id_filter)) -%}
     {{- return(region) -}}
   {%- endif -%}
   {%- set settings = spark_incremental._session_filter_settings() -%}
-  {%- set sid = adapter.quote(session_vars.session_identifier) -%}
-  {%- set ids_sql -%}
-    select distinct window_events.{{ sid }} as session_identifier
-    from {{ window_events }} as window_events
-    {%- if quarantined is not none %}
-    left anti join {{ quarantined }} as quarantined
-        on window_events.{{ sid }} = quarantined.session_identifier
-    {%- endif %}
-    where window_events.{{ sid }} is not null
-  {%- endset -%}
-  {%- set state = spark_incremental._session_filter_state(id_filter, window_events, session_vars, settings, ids_sql) -%}
+  {%- set ids_sql = spark_incremental._session_filter_window_ids(window_events, quarantined, session_vars) -%}
+  {#- the session id filter's model asked the same question in its own query when it kept
+      the filter as it is (the usual day): its answer, else one query now -#}
+  {%- set asked = spark_incremental._run_cache('session_filter_probe').get(
+      spark_incremental._session_filter_probe_key(id_filter, ids_sql)) -%}
+  {%- set state = asked if asked is not none
+      else spark_incremental._session_filter_state(id_filter, window_events, session_vars, settings, ids_sql) -%}
   {%- if state.covers_before is none or state.reaches_back is none -%}
     {{- return(region) -}}
   {%- endif -%}
@@ -59,4 +57,28 @@
         ~ '; about one per 1,000 sessions the lifecycle holds); the filter is rebuilt once') -%}
   {%- endif -%}
   {{- return(region) -}}
+{%- endmacro %}
+
+
+{#- The ids the lifecycle looks up in the session id filter: the window's session ids,
+    less the quarantined ones (bots come back every run). -#}
+{% macro _session_filter_window_ids(window_events, quarantined, session_vars) -%}
+  {%- set sid = adapter.quote(session_vars.session_identifier) -%}
+  {%- set ids_sql -%}
+    select distinct window_events.{{ sid }} as session_identifier
+    from {{ window_events }} as window_events
+    {%- if quarantined is not none %}
+    left anti join {{ quarantined }} as quarantined
+        on window_events.{{ sid }} = quarantined.session_identifier
+    {%- endif %}
+    where window_events.{{ sid }} is not null
+  {%- endset -%}
+  {{- return(ids_sql) -}}
+{%- endmacro %}
+
+
+{#- The run cache's key of a filter probe (_run_cache('session_filter_probe')): the filter
+    table and the ids' query, so an answer is reused only for the same question. -#}
+{% macro _session_filter_probe_key(id_filter, ids_sql) -%}
+  {{- return((id_filter.schema ~ '.' ~ id_filter.identifier) | lower ~ '\n' ~ ids_sql) -}}
 {%- endmacro %}

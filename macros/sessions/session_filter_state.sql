@@ -8,15 +8,24 @@
      window_sessions: the number of ids candidates_of returns (with candidates_of);
      candidates: with candidates_of (a query of the run's session ids, as
      session_identifier), the ids whose bits are all set, at most candidate_cap of them, or
-     none when there are more}.
-    filter_relation: the filter table, or none when it does not exist. -#}
-{% macro _session_filter_state(filter_relation, window_events, session_vars, settings, candidates_of=none) -%}
-  {%- set state = {'covers_before': none, 'reaches_back': none, 'bits_set': none, 'candidates': none} -%}
+     none when there are more;
+     probed: with candidates_of, whether the last three were computed}.
+    filter_relation: the filter table, or none when it does not exist.
+    probe_if_kept_days: with candidates_of, compute them only when the filter is kept as
+    it is in this run (0 <= R - F < this many days: the session id filter's rule for
+    not rewriting it), so that the filter model can ask them in the query it makes anyway
+    and the lifecycle reuses them (_session_filter_region); on a day the filter is
+    rewritten the probe costs nothing and probed is false. -#}
+{% macro _session_filter_state(filter_relation, window_events, session_vars, settings, candidates_of=none, probe_if_kept_days=none) -%}
+  {%- set state = {'covers_before': none, 'reaches_back': none, 'bits_set': none, 'candidates': none, 'probed': false} -%}
   {%- if not spark_incremental._can_query() or not spark_incremental._relation_exists(window_events) -%}
     {#- offline compiles, and compiles before the first run (no window table yet) -#}
     {{- return(state) -}}
   {%- endif -%}
   {%- set sid = adapter.quote(session_vars.session_identifier) -%}
+  {%- set reaches_back_sql = 'date_sub(to_date(min(' ~ adapter.quote(session_vars.session_timestamp) ~ ')), '
+      ~ session_vars.max_session_days ~ ')' -%}
+  {%- set gated = candidates_of is not none and probe_if_kept_days is not none -%}
   {%- set query -%}
 with
 
@@ -32,8 +41,25 @@ filter_rows as (
 ),
 {%- if candidates_of is not none %}
 
+{%- if gated %}
+
+probe_gate as (
+    select
+        coalesce(datediff(
+            (select {{ reaches_back_sql }} from {{ window_events }} where {{ sid }} is not null),
+            (select to_date(max(covers_before)) from filter_rows where bucket_id = -1)
+        ) between 0 and {{ probe_if_kept_days - 1 }}, false) as probed
+),
+
+gated_ids as (
+    select si_ids.session_identifier
+    from ({{ candidates_of }}) as si_ids
+    where (select probe_gate.probed from probe_gate)
+),
+{%- endif %}
+
 probes as (
-    {{ spark_incremental._session_filter_probes(candidates_of, settings) | indent(4) }}
+    {{ spark_incremental._session_filter_probes('select session_identifier from gated_ids' if gated else candidates_of, settings) | indent(4) }}
 ),
 
 hits as (
@@ -60,7 +86,7 @@ capped_hits as (
 final as (
     select
         'reaches_back' as kind,
-        cast(date_sub(to_date(min({{ adapter.quote(session_vars.session_timestamp) }})), {{ session_vars.max_session_days }}) as string) as value
+        cast({{ reaches_back_sql }} as string) as value
     from {{ window_events }}
     where {{ sid }} is not null
     {%- if filter_relation is not none %}
@@ -81,7 +107,14 @@ final as (
     select
         'window_sessions' as kind,
         cast(count(*) as string) as value
-    from ({{ candidates_of }}) as window_sessions
+    from {{ 'gated_ids' if gated else '(' ~ candidates_of ~ ')' }} as window_sessions
+    {%- if gated %}
+    union all
+    select
+        'probed' as kind,
+        cast(probed as string) as value
+    from probe_gate
+    {%- endif %}
     union all
     select
         'candidate' as kind,
@@ -103,7 +136,8 @@ select * from final
   {%- endfor -%}
   {%- if candidates_of is not none and filter_relation is not none -%}
     {%- do state.update({'candidates': candidates if candidates | length <= settings.candidate_cap else none,
-                         'bits_set': state.bits_set | int, 'window_sessions': state.window_sessions | int}) -%}
+                         'bits_set': state.bits_set | int, 'window_sessions': state.window_sessions | int,
+                         'probed': state.probed == 'true' if gated else true}) -%}
   {%- endif -%}
   {{- return(state) -}}
 {%- endmacro %}

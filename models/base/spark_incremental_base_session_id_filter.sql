@@ -29,17 +29,26 @@
     run's plan is computed, so that skip_write below can still skip the write -#}
 {%- set prior = none if should_full_refresh() else spark_incremental._existing_model_relation(model.name) %}
 {%- set lifecycle = spark_incremental._existing_model_relation('spark_incremental_base_sessions_lifecycle_manifest') %}
-{%- set state = {'covers_before': none, 'reaches_back': none} %}
-{%- if not limits.nothing_new %}
-{%- set state = spark_incremental._session_filter_state(
-    prior, window_events, session_vars, settings) %}
-{%- endif %}
-{%- set covers_before = state.covers_before %}
-{%- set reaches_back = state.reaches_back %}
 {#- F moves forward in steps of session_filter_step_days: while R - F is less, the filter is
     not rewritten (F <= R still holds, so the invariant does) and the lifecycle reads the
     days [F, R) as part of its recent region; F > R (R moved back) is written at once -#}
 {%- set step_days = spark_incremental.get_config_var('session_filter_step_days') %}
+{%- set state = {'covers_before': none, 'reaches_back': none} %}
+{%- if not limits.nothing_new %}
+{#- on a day the filter is kept as it is, the same query also looks up the lifecycle's
+    ids in it, for the lifecycle (_session_filter_region): one query fewer -#}
+{%- set ids_sql = spark_incremental._session_filter_window_ids(window_events,
+    spark_incremental._existing_model_relation('spark_incremental_base_quarantined_sessions'), session_vars) %}
+{%- set state = spark_incremental._session_filter_state(
+    prior, window_events, session_vars, settings,
+    candidates_of=ids_sql if prior is not none else none, probe_if_kept_days=step_days) %}
+{%- if state.get('probed') %}
+{%- do spark_incremental._run_cache('session_filter_probe').update(
+    {spark_incremental._session_filter_probe_key(prior, ids_sql): state}) %}
+{%- endif %}
+{%- endif %}
+{%- set covers_before = state.covers_before %}
+{%- set reaches_back = state.reaches_back %}
 {%- set lag_days = none %}
 {%- if covers_before is not none and reaches_back is not none %}
 {%- set lag_days = (spark_incremental._parse_ts(reaches_back) - spark_incremental._parse_ts(covers_before)).days %}
