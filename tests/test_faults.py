@@ -290,22 +290,44 @@ def test_second_concurrent_run_is_refused(make_project: Callable[..., DbtProject
     project.run("run", vars=now_of(0))
 
 
-@pytest.mark.parametrize("allow_refresh", [False, pytest.param(True, marks=pytest.mark.slow)])  # CI: False
+@pytest.mark.parametrize("allow_refresh", [False, True])
 def test_full_refresh_and_the_manifest(
     make_project: Callable[..., DbtProject], spark_sql: SparkSql, allow_refresh: bool
 ) -> None:
     """7. --full-refresh: the manifest log and the lifecycle manifest kept unless
     allow_refresh (then rebuilt: state 1); the derived models, fed by one window, are
-    built empty and forgotten, so the next runs backfill them (tests/test_rebuilds.py)."""
+    built empty and forgotten, so the next runs backfill them (tests/test_rebuilds.py).
+    A rebuilt log keeps the run's own lock: a full refresh that runs longer than a third
+    of lock_timeout_minutes (a base model's hook sleeps 21 s of a 1-minute timeout) still
+    finds it at its next model and at its end (it used to stop there, as if another run
+    had taken the lock over, which the bench's 5.5-minute full refresh did)."""
     project = new_events_project(make_project, spark_sql, batches=2)
     project.run("run", vars=now_of(0))
     project.run("run", vars=now_of(1))
     assert set(manifest_state(spark_sql, project)) == {"sessions", "page_views"}
+    slow: dict[str, Any] = {}
+    if allow_refresh:
+        project.write_file("macros/test_slow_hook.sql", SLOW_HOOK_MACRO)
+        project.write_file("dbt_project.yml", project.read_file("dbt_project.yml") + SLOW_BASE_MODEL)
+        slow = {"spark_incremental__lock_timeout_minutes": "1", "test_slow_at": ["sessions_this_run"]}
     result = project.run("run", "--full-refresh",
-                         vars={**now_of(1), "spark_incremental__allow_refresh": allow_refresh})
+                         vars={**now_of(1), "spark_incremental__allow_refresh": allow_refresh, **slow})
     if allow_refresh:
         assert "spark_incremental: [state 1] no data in manifest, processing data from start_date" in result.pkg_lines()
+        assert any(line.endswith("keeping the open run lock") for line in result.pkg_lines()), result.pkg_lines()
         assert set(manifest_state(spark_sql, project)) == {"sessions", "page_views"}
+        lock_rows = [tuple(row) for row in spark_sql.query(
+            f"select state, record_type, action from {project.relation('spark_incremental_manifest_log')}"
+            f" where model = '{LOCK_MODEL}' order by written_at")]
+        # the run's lock, kept through the rebuild with its first stamp (no other run held
+        # one), a heartbeat after the sleep, then its release at the end
+        assert len({row[0] for row in lock_rows}) == 1, lock_rows
+        assert [row[1:] for row in lock_rows] == [
+            ("lock", "kept through a rebuild of the log (lock taken)"),
+            ("lock", "heartbeat"),
+            ("unlock", "run ended"),
+        ], lock_rows
+        assert open_locks(spark_sql, project) == []
     else:
         assert "spark_incremental: [state 4] standard incremental run" in result.pkg_lines()
         assert manifest_state(spark_sql, project) == {}
@@ -420,6 +442,14 @@ models:
       +pre-hook: "{{ spark_incremental.keep_run_lock() }}"
       slow_mart:
         +pre-hook: "{{ test_slow_hook('slow_mart') }}"
+"""
+# the slow hook in a base model only
+SLOW_BASE_MODEL = """
+models:
+  spark_incremental:
+    base:
+      spark_incremental_base_sessions_this_run:
+        +pre-hook: "{{ test_slow_hook('sessions_this_run') }}"
 """
 # project models after the package's, keeping the lock alive with the package's hook
 MARTS = {

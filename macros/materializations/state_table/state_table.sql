@@ -2,7 +2,9 @@
     log): create the table from the model's typed, empty select when it is missing,
     otherwise leave it and its rows alone (no data statement: a run costs at most one
     cheap DDL). It is rebuilt (emptied) only by --full-refresh when the model's
-    full_refresh config allows it, which the package ties to spark_incremental__allow_refresh.
+    full_refresh config allows it, which the package ties to spark_incremental__allow_refresh;
+    a rebuilt manifest log gets the open run locks back (_open_lock_rows), this run's
+    among them.
     Config: partition_by (columns, last in the select), options (table options, applied
     again to an existing table, so tables created by older versions get them),
     meta.forgets (what a rebuild forgets, in words, for the log lines; default 'all
@@ -23,9 +25,15 @@
       if forgets is none and spark_incremental._events_enabled() else '' -%}
   {%- set forgets = forgets or 'all recorded state' -%}
 
+  {#- the manifest log holds the run locks: the open ones outlive its rebuild -#}
+  {%- set is_log = (target_relation.schema ~ '.' ~ target_relation.identifier) | lower == (spark_incremental.manifest_log_relation().schema
+      ~ '.' ~ spark_incremental.manifest_log_relation().identifier) | lower -%}
+  {%- set lock_rows = spark_incremental._open_lock_rows() if rebuild and is_log else [] -%}
   {%- if rebuild -%}
     {%- do spark_incremental._log('full refresh of ' ~ target_relation ~ ' allowed (spark_incremental__allow_refresh):'
-        ~ ' rebuilt empty, forgetting ' ~ forgets ~ backfill) -%}
+        ~ ' rebuilt empty, forgetting ' ~ forgets ~ backfill
+        ~ ((', keeping the open run lock' ~ ('s' if lock_rows | map(attribute='state') | unique | list | length != 1 else ''))
+           if lock_rows else '')) -%}
     {%- do adapter.drop_relation(existing) -%}
     {#- nothing read from the old log may answer later in this run -#}
     {%- do spark_incremental._forget_manifest_reads() -%}
@@ -46,6 +54,7 @@
       {%- endif %}
       as {{ compiled_code }}
     {%- endcall -%}
+    {%- do spark_incremental.append_manifest_rows(lock_rows) -%}
   {%- elif options and not spark_incremental._state_table_options_set(target_relation, options) -%}
     {#- idempotent: tables created by 0.1.0 lack the options the appends rely on -#}
     {%- call statement('main') -%}
