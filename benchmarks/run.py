@@ -1152,6 +1152,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--schema-prefix", default="bench")
     p.add_argument("--driver-memory", default="4g")
     p.add_argument("--results-dir", type=Path, default=RESULTS_DIR)
+    p.add_argument("--plot-from", type=Path, default=None, metavar="RAW_JSON",
+                   help="only draw plot.png (into --results-dir) from a run's raw.json, e.g. one "
+                        "measured without matplotlib installed; runs nothing")
     p.add_argument("--workdir", type=Path, default=None, help="default: a new temp dir")
     p.add_argument("--keep-workdir", action="store_true")
     p.add_argument("--live-package", action="store_true",
@@ -1218,7 +1221,22 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signal.SIGTERM, previous)
 
 
+def results_from_raw(raw_path: Path) -> list[CaseResult]:
+    """The cases of a run's raw.json (write_report), for drawing its plot again."""
+    raw = json.loads(raw_path.read_text())
+    return [CaseResult(case=r["case"], history_days=r["history_days"], layout=r["layout"],
+                       runs=[Invocation(**run) for run in r["runs"]], needed=r["needed"],
+                       work_s=r["work_s"])
+            for r in raw["results"]]
+
+
 def _main(args: argparse.Namespace) -> int:
+    if args.plot_from is not None:
+        args.results_dir.mkdir(parents=True, exist_ok=True)
+        if not make_plot(results_from_raw(args.plot_from), args.results_dir / "plot.png"):
+            return 1
+        log(f"wrote {args.results_dir / 'plot.png'} from {args.plot_from}")
+        return 0
     t0 = time.monotonic()
     workdir = Path(args.workdir or tempfile.mkdtemp(prefix="spark_incremental_bench_")).resolve()
     workdir.mkdir(parents=True, exist_ok=True)
@@ -1251,7 +1269,8 @@ def _main(args: argparse.Namespace) -> int:
                 print()
                 print(targets_table(targets))
                 print()
-                log(f"wrote {path} and {args.results_dir / 'plot.png'} ({elapsed / 60:.1f} min)")
+                log(f"wrote {path}" + (f" and {args.results_dir / 'plot.png'}" if plotted else "")
+                    + f" ({elapsed / 60:.1f} min)")
             bench.sql.close()
     finally:
         if server is not None:

@@ -52,3 +52,19 @@ def test_bench_quick_end_to_end(spark_server: Any, tmp_path: Path) -> None:
     assert _number(by_case["incremental"]["work_s"])
     for target in ("read_ratio", "noop_ratio", "microbatch_ratio"):
         assert _number(raw["targets"][target]["value"]), target
+    # the plot can be drawn again from raw.json alone (a run measured without matplotlib)
+    if importlib.util.find_spec("matplotlib") is not None:
+        replot_dir = tmp_path / "replot"
+        assert run.main(["--plot-from", str(results_dir / "raw.json"), "--results-dir", str(replot_dir)]) == 0
+        assert (replot_dir / "plot.png").stat().st_size > 1000
+
+
+def test_raw_json_gives_back_the_cases() -> None:
+    """`--plot-from` rebuilds a run's cases from its raw.json: the committed default-size run
+    reads back into cases that write the same raw entries."""
+    raw_path = Path(run.__file__).parent / "results" / "raw.json"
+    raw = json.loads(raw_path.read_text())
+    cases = run.results_from_raw(raw_path)
+    assert len(cases) == len(raw["results"]) > 0
+    for case, entry in zip(cases, raw["results"]):
+        assert json.loads(json.dumps(case.to_dict(), default=str)) == entry
