@@ -407,6 +407,58 @@ def test_quarantine_reads_rewritten_partitions_and_catches_up(
     _assert_consistent(spark_sql, project)
 
 
+def test_events_without_an_identifier_are_dropped(
+    make_project: Callable[..., DbtProject], spark_sql: SparkSql
+) -> None:
+    """An event whose identifier is null cannot be told from its copies: the session rules
+    drop it everywhere (the lifecycle's bounds, events_this_run, the nothing-new rule),
+    as they drop an event without a session id. Before, the dedup kept one null-id event
+    of a run and dropped the others. Two daily runs equal one full run, every column."""
+    sid, app = "s-null-ids", gen.APP_IDS[0]
+
+    def event(event_id: str | None, at: datetime, load: datetime) -> gen.Event:
+        return gen.Event(event_id, app, "page_view", sid, "u-null-ids", f"https://example.com/{at:%H%M}",
+                         at, at, at, load)
+
+    day1, day2 = datetime(2021, 1, 2, 10, 0), datetime(2021, 1, 3, 9, 0)
+    load1, load2 = datetime(2021, 1, 2, 12, 0), datetime(2021, 1, 3, 12, 0)
+    batches = [
+        # the session's earliest event has no identifier: the session starts at 10:05
+        [event(None, day1, load1), event("n-a", day1 + timedelta(minutes=5), load1),
+         event(None, day1 + timedelta(minutes=10), load1), event("n-b", day1 + timedelta(minutes=15), load1)],
+        [event(None, day2, load2), event("n-c", day2 + timedelta(minutes=5), load2)],
+    ]
+    incremental = make_project(**BASE_VARS)
+    _create_events(spark_sql, incremental, [])
+    for rows, load in zip(batches, (load1, load2)):
+        spark_sql.insert_rows(_events_table(incremental), gen.EVENT_COLUMNS, [e.row() for e in rows])
+        incremental.run("run", vars={"spark_incremental__now": _ts(load)})
+    full = make_project(**{**BASE_VARS, "spark_incremental__backfill_limit_days": 30,
+                           "spark_incremental__now": _ts(load2)})
+    _create_events(spark_sql, full, [e.row() for rows in batches for e in rows])
+    full.run("run")
+
+    kept = spark_sql.query_dicts(
+        f"select event_id from {full.relation('spark_incremental_base_events_this_run')} order by event_id")
+    assert [row["event_id"] for row in kept] == ["n-a", "n-b", "n-c"]
+    for project in (incremental, full):
+        sessions = _rows_by(spark_sql, project.relation("sessions"), "session_identifier")
+        assert sessions[sid]["start_tstamp"] == day1 + timedelta(minutes=5), project.schema
+        assert sessions[sid]["event_count"] == 3, project.schema
+        assert sessions[sid]["page_view_count"] == 3, project.schema
+        lifecycle = _rows_by(spark_sql, project.relation("spark_incremental_base_sessions_lifecycle_manifest"),
+                             "session_identifier")
+        assert lifecycle[sid]["start_tstamp"] == day1 + timedelta(minutes=5), project.schema
+        assert lifecycle[sid]["end_tstamp"] == day2 + timedelta(minutes=5), project.schema
+    for relation in ("sessions", "page_views", "spark_incremental_base_sessions_lifecycle_manifest"):
+        tables = []
+        for project in (incremental, full):
+            spark_sql.execute(f"refresh table {project.relation(relation)}")
+            tables.append(sorted(spark_sql.query_dicts(f"select * from {project.relation(relation)}"),
+                                 key=lambda row: repr(sorted(row.items()))))
+        assert tables[0] == tables[1], relation
+
+
 # ----------------------------------------------------------------------------- bad input
 @pytest.mark.parametrize(
     ("bad_vars", "message"),

@@ -1,5 +1,7 @@
 {#- The event-level rules of sessionisation, as one SQL condition: a session identifier
-    is present, the app (spark_incremental__app_id_column) is one of
+    and an event identifier are present (an event without an identifier cannot be told
+    from its copies, so it is dropped, where before one of a run's null identifiers was
+    kept and the others dropped by the dedup), the app (spark_incremental__app_id_column) is one of
     spark_incremental__app_ids (when both are set), and the event was sent at most
     days_late_allowed days after it was created (device_sent_timestamp and
     device_created_timestamp; null device timestamps pass only with
@@ -8,7 +10,8 @@
     events always agree. -#}
 {% macro _session_event_filter(session_vars, alias=none) -%}
   {%- set prefix = alias ~ '.' if alias else '' -%}
-  {%- set conditions = [prefix ~ adapter.quote(session_vars.session_identifier) ~ ' is not null'] -%}
+  {%- set conditions = [prefix ~ adapter.quote(session_vars.session_identifier) ~ ' is not null',
+                        prefix ~ adapter.quote(session_vars.event_identifier) ~ ' is not null'] -%}
   {%- if session_vars.device_created_timestamp and session_vars.device_sent_timestamp -%}
     {%- set late_sent = prefix ~ adapter.quote(session_vars.device_sent_timestamp) ~ ' <= '
         ~ spark_incremental._add_days(prefix ~ adapter.quote(session_vars.device_created_timestamp),

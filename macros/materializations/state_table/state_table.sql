@@ -26,8 +26,9 @@
   {%- set forgets = forgets or 'all recorded state' -%}
 
   {#- the manifest log holds the run locks: the open ones outlive its rebuild -#}
-  {%- set is_log = (target_relation.schema ~ '.' ~ target_relation.identifier) | lower == (spark_incremental.manifest_log_relation().schema
-      ~ '.' ~ spark_incremental.manifest_log_relation().identifier) | lower -%}
+  {%- set log_relation = spark_incremental.manifest_log_relation() -%}
+  {%- set is_log = (target_relation.schema ~ '.' ~ target_relation.identifier) | lower
+      == (log_relation.schema ~ '.' ~ log_relation.identifier) | lower -%}
   {%- set lock_rows = spark_incremental._open_lock_rows() if rebuild and is_log else [] -%}
   {%- if rebuild -%}
     {%- do spark_incremental._log('full refresh of ' ~ target_relation ~ ' allowed (spark_incremental__allow_refresh):'
