@@ -1,8 +1,7 @@
 {#- The event-level rules of sessionisation, as one SQL condition: a session identifier
     and an event identifier are present (an event without an identifier cannot be told
-    from its copies, so it is dropped, where before one of a run's null identifiers was
-    kept and the others dropped by the dedup), the app (spark_incremental__app_id_column) is one of
-    spark_incremental__app_ids (when both are set), and the event was sent at most
+    from its copies, so it is dropped), the app (spark_incremental__app_id_column) is one
+    of spark_incremental__app_ids (when both are set), and the event was sent at most
     days_late_allowed days after it was created (device_sent_timestamp and
     device_created_timestamp; null device timestamps pass only with
     allow_null_dvce_tstamps; no such filter when either var is null). The lifecycle
