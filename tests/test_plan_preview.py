@@ -10,7 +10,9 @@ in the manifest log for the second plan:
   managed_incremental model's planned action);
 * its events input (the window's scan) has the partitions, files and bytes that Spark's
   own scan metrics show for that run's window scan, and its estimated rows are within
-  10% of the rows that scan read.
+  10% of the rows that scan read;
+* events_this_run's input (its reads of the events table before the window) is an upper
+  bound: no scan of that model reads more partitions or files than it lists.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from tests.test_faults import write_lock_rows
 
 DAYS = 6
 WINDOW_MODEL = "spark_incremental_base_events_in_window"
+READ_BACK_MODEL = "spark_incremental_base_events_this_run"
 JSON_PREFIX = "spark_incremental plan json: "
 
 
@@ -74,8 +77,8 @@ def _snapshot(spark_sql: SparkSql, schema: str) -> dict[str, Any]:
     return {"tables": tables, "files": files, "log": log}
 
 
-def _window_scans(probe: SqlMetrics, mark: int, spec: EventsSpec) -> list[ScanRead]:
-    """The scans of the events table made by the window model's statements."""
+def _window_scans(probe: SqlMetrics, mark: int, spec: EventsSpec, model: str = WINDOW_MODEL) -> list[ScanRead]:
+    """The scans of the events table made by a model's statements (the window model's)."""
     reads = probe.reads_since(mark, spec.schema, spec.table)
     by_id = {int(e["id"]): e for e in probe.executions()}
     scans = []
@@ -84,7 +87,7 @@ def _window_scans(probe: SqlMetrics, mark: int, spec: EventsSpec) -> list[ScanRe
         root = detail.get("rootExecutionId")
         root = scan.execution_id if root is None else int(root)
         who, _ = split_dbt_comment(str(by_id.get(root, by_id[scan.execution_id]).get("description", "")))
-        if who.endswith("." + WINDOW_MODEL):
+        if who.endswith("." + model):
             scans.append(scan)
     return scans
 
@@ -159,6 +162,23 @@ def test_plan_writes_nothing_and_predicts_the_run_and_its_scan(
         assert plan["total"]["files"] >= planned_input["files"]
         print(f"{step}: plan {elapsed:.1f} s; planned {planned_input['files']} files, {planned_input['bytes']} B,"
               f" {planned_input['estimated_rows']} rows; Spark read {scan.files} files, {scan.bytes} B, {scan.rows} rows")
+
+        # events_this_run's reads before the window (sessions begun earlier, earlier copies):
+        # the plan lists the range the bounds allow, so no scan of it reads more
+        read_back = models[READ_BACK_MODEL]
+        assert "at the earliest" in read_back["detail"] and "an upper bound" in read_back["detail"], read_back
+        planned_back = read_back["inputs"][0]
+        assert planned_back["relation"] == f"{spec.schema}.{spec.table}", read_back
+        back_scans = _window_scans(probe, mark, spec, READ_BACK_MODEL)
+        # (the first run's range holds no event before start_date: Spark may plan no scan)
+        assert back_scans or step.startswith("first"), f"{step}: events_this_run did not read the events table"
+        for back in back_scans:
+            assert back.partitions <= len(planned_back["partitions"]), (step, planned_back, back)
+            assert back.files <= planned_back["files"], (step, planned_back, back)
+        assert plan["total"]["files"] >= planned_input["files"] + planned_back["files"]
+        print(f"{step}: events_this_run planned {len(planned_back['partitions'])} partitions, {planned_back['files']}"
+              f" files, {planned_back['estimated_rows']} rows estimated; Spark read "
+              + ", ".join(f"{b.partitions} partitions / {b.files} files / {b.rows} rows" for b in back_scans))
 
 
 def _unit(size: int) -> int:

@@ -33,8 +33,8 @@
     the range's end is read a second further) -#}
 {%- set reaches_forward = session_range.end_tstamp is not none and session_range.end_tstamp > limits.upper_limit %}
 {%- set earliest_event = session_range.start_tstamp if reaches_back else limits.lower_limit %}
-{%- set copies_from = earliest_event - modules.datetime.timedelta(days=session_vars.days_late_allowed) %}
-{%- set sessions_from = copies_from - modules.datetime.timedelta(days=session_vars.max_session_days) %}
+{%- set copies_from = spark_incremental._earliest_copy(earliest_event, session_vars) %}
+{%- set sessions_from = spark_incremental._earliest_session_start(copies_from, session_vars) %}
 {%- set lifecycle = ref('spark_incremental_base_sessions_lifecycle_manifest') %}
 {%- set across_runs = has_new_events and spark_incremental.get_config_var('dedupe_across_runs') %}
 {%- set columns = [] %}

@@ -11,7 +11,7 @@
 
 {%- set session_vars = spark_incremental.validate_session_vars() %}
 {%- set limits = spark_incremental.return_limits_from_model(ref('spark_incremental_base_new_event_limits')) %}
-{%- set earliest_start = limits.lower_limit - modules.datetime.timedelta(days=session_vars.max_session_days) %}
+{%- set earliest_start = spark_incremental._earliest_session_start(limits.lower_limit, session_vars) %}
 
 with
 
