@@ -166,6 +166,13 @@ class SparkSql:
         sql = f"show tables in {schema} like '{table}'" if schema else f"show tables like '{table}'"
         return bool(self.query(sql))
 
+    def storage_properties(self, relation: str) -> str:
+        """The ``Storage Properties`` line of ``describe table extended`` (a table's options), or ''."""
+        for row in self.query(f"describe table extended {relation}"):
+            if (row[0] or "").strip() == "Storage Properties":
+                return row[1] or ""
+        return ""
+
     # writes ------------------------------------------------------------------
     def create_table(
         self,

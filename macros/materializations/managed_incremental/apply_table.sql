@@ -21,6 +21,7 @@
   {%- set create_sql -%}
 create table {{ stage }}
 using parquet
+{{ spark_incremental._scratch_table_options() }}
 as
 select
         {{ spark_incremental._managed_column_list(columns) }}
@@ -39,6 +40,7 @@ from (
   {%- set create_sql -%}
 create table {{ apply }}
 using parquet
+{{ spark_incremental._scratch_table_options() }}
 tblproperties ('spark_incremental.apply_for' = {{ spark_incremental._quote(target.schema ~ '.' ~ target.identifier) }})
 as
 {{ content_sql }}

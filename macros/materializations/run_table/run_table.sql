@@ -14,7 +14,8 @@
     rows as drop + create table as, one statement fewer (the columns are the same, in the
     same order, as the shape md5 says). Any other table is dropped and created.
     Both properties are read from dbt's start-of-run listing. Config: file_format
-    (default parquet). -#}
+    (default parquet); a parquet table is written without dictionary encoding
+    (_scratch_table_options: it is read back once, by the run). -#}
 {% materialization spark_incremental_run_table, adapter='spark' %}
   {%- set target_relation = this.incorporate(type='table') -%}
   {%- set existing = adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier) -%}
@@ -62,6 +63,7 @@
     {%- call statement('main') -%}
       create table {{ target_relation }}
       using {{ file_format }}
+      {{ spark_incremental._scratch_table_options(file_format) }}
       tblproperties (
           'spark_incremental.shape_md5' = '{{ shape_md5 }}'
           {%- if nothing_new %},
