@@ -60,9 +60,7 @@ def rows(spark_sql: SparkSql, relation: str) -> list[tuple]:
 def layout(spark_sql: SparkSql, relation: str) -> tuple[str, str]:
     """The table's own tblproperty and its storage properties (the model's options)."""
     owner = spark_sql.query(f"show tblproperties {relation} ('spark_incremental_test.owner')")[0][1]
-    storage = [row[1] for row in spark_sql.query(f"describe table extended {relation}")
-               if row[0] == "Storage Properties"]
-    return owner, storage[0] if storage else ""
+    return owner, spark_sql.storage_properties(relation)
 
 
 def test_forward_only_schema_changes(make_project, spark_sql: SparkSql) -> None:
