@@ -15,14 +15,3 @@
       ('batch_id', 'string'),
   ]) -}}
 {%- endmacro %}
-
-
-{#- Typed, empty select of the plan log's columns (the body of the plan model). -#}
-{% macro _refresh_plan_empty_select() -%}
-  {%- set columns = spark_incremental._refresh_plan_columns() -%}
-select
-  {%- for name, type in columns %}
-    cast(null as {{ type }}) as {{ name }}{{ ',' if not loop.last }}
-  {%- endfor %}
-where false
-{%- endmacro %}

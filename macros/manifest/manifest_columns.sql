@@ -16,14 +16,3 @@
       ('batch_id', 'string'),
   ]) -}}
 {%- endmacro %}
-
-
-{#- Typed, empty select of the log's columns (the body of the log model). -#}
-{% macro _manifest_empty_select() -%}
-  {%- set columns = spark_incremental._manifest_columns() -%}
-select
-  {%- for name, type in columns %}
-    cast(null as {{ type }}) as {{ name }}{{ ',' if not loop.last }}
-  {%- endfor %}
-where false
-{%- endmacro %}

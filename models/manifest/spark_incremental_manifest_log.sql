@@ -8,4 +8,4 @@
     )
 }}
 
-{{ spark_incremental._manifest_empty_select() }}
+{{ spark_incremental._typed_empty_select(spark_incremental._manifest_columns()) }}

@@ -10,7 +10,7 @@
 with
 
 final as (
-    {{ spark_incremental._refresh_plan_empty_select() }}
+    {{ spark_incremental._typed_empty_select(spark_incremental._refresh_plan_columns()) }}
 )
 
 select * from final
