@@ -9,13 +9,16 @@
      candidates: with candidates_of (a query of the run's session ids, as
      session_identifier), the ids whose bits are all set, at most candidate_cap of them, or
      none when there are more;
-     probed: with candidates_of, whether the last three were computed}.
+     probed: with candidates_of, whether the last three answer the lifecycle's question}.
     filter_relation: the filter table, or none when it does not exist.
-    probe_if_kept_days: with candidates_of, compute them only when the filter is kept as
-    it is in this run (0 <= R - F < this many days: the session id filter's rule for
-    not rewriting it), so that the filter model can ask them in the query it makes anyway
-    and the lifecycle reuses them (_session_filter_region); on a day the filter is
-    rewritten the probe costs nothing and probed is false. -#}
+    probe_if_kept_days: with candidates_of, probed is true only when the filter is kept as
+    it is in this run (_session_filter_kept with this step), so that the filter model can
+    ask in the query it makes anyway and the lifecycle reuses the answer
+    (_session_filter_region). The probe runs either way: on the day the filter is
+    rewritten its answer is not used (the lifecycle asks the new filter). Deciding that in
+    SQL instead gated the probe behind scalar subqueries, which made the query slower on
+    the six days of seven it is used
+    (benchmarks/results/fixed_cost/filter_probe_fc1987d.md). -#}
 {% macro _session_filter_state(filter_relation, window_events, session_vars, settings, candidates_of=none, probe_if_kept_days=none) -%}
   {%- set state = {'covers_before': none, 'reaches_back': none, 'bits_set': none, 'candidates': none, 'probed': false} -%}
   {%- if not spark_incremental._can_query() or not spark_incremental._relation_exists(window_events) -%}
@@ -25,7 +28,6 @@
   {%- set sid = adapter.quote(session_vars.session_identifier) -%}
   {%- set reaches_back_sql = 'date_sub(to_date(min(' ~ adapter.quote(session_vars.session_timestamp) ~ ')), '
       ~ session_vars.max_session_days ~ ')' -%}
-  {%- set gated = candidates_of is not none and probe_if_kept_days is not none -%}
   {%- set query -%}
 with
 
@@ -41,25 +43,8 @@ filter_rows as (
 ),
 {%- if candidates_of is not none %}
 
-{%- if gated %}
-
-probe_gate as (
-    select
-        coalesce(datediff(
-            (select {{ reaches_back_sql }} from {{ window_events }} where {{ sid }} is not null),
-            (select to_date(max(covers_before)) from filter_rows where bucket_id = -1)
-        ) between 0 and {{ probe_if_kept_days - 1 }}, false) as probed
-),
-
-gated_ids as (
-    select si_ids.session_identifier
-    from ({{ candidates_of }}) as si_ids
-    where (select probe_gate.probed from probe_gate)
-),
-{%- endif %}
-
 probes as (
-    {{ spark_incremental._session_filter_probes('select session_identifier from gated_ids' if gated else candidates_of, settings) | indent(4) }}
+    {{ spark_incremental._session_filter_probes(candidates_of, settings) | indent(4) }}
 ),
 
 hits as (
@@ -107,14 +92,7 @@ final as (
     select
         'window_sessions' as kind,
         cast(count(*) as string) as value
-    from {{ 'gated_ids' if gated else '(' ~ candidates_of ~ ')' }} as window_sessions
-    {%- if gated %}
-    union all
-    select
-        'probed' as kind,
-        cast(probed as string) as value
-    from probe_gate
-    {%- endif %}
+    from ({{ candidates_of }}) as window_sessions
     union all
     select
         'candidate' as kind,
@@ -137,7 +115,8 @@ select * from final
   {%- if candidates_of is not none and filter_relation is not none -%}
     {%- do state.update({'candidates': candidates if candidates | length <= settings.candidate_cap else none,
                          'bits_set': state.bits_set | int, 'window_sessions': state.window_sessions | int,
-                         'probed': state.probed == 'true' if gated else true}) -%}
+                         'probed': probe_if_kept_days is none or spark_incremental._session_filter_kept(
+                             state.covers_before, state.reaches_back, probe_if_kept_days)}) -%}
   {%- endif -%}
   {{- return(state) -}}
 {%- endmacro %}

@@ -53,7 +53,8 @@
 {%- if covers_before is not none and reaches_back is not none %}
 {%- set lag_days = (spark_incremental._parse_ts(reaches_back) - spark_incremental._parse_ts(covers_before)).days %}
 {%- endif %}
-{%- set write = reaches_back is not none and (lag_days is none or lag_days < 0 or lag_days >= step_days) %}
+{%- set write = reaches_back is not none
+    and not spark_incremental._session_filter_kept(covers_before, reaches_back, step_days) %}
 {%- if prior is not none and not write %}
 {%- do spark_incremental.skip_write('the filter already covers the sessions starting before ' ~ (covers_before or 'nothing')
     ~ (', this run needs no more' if not lag_days else
