@@ -4,9 +4,9 @@
     back), no filter or no window session: not kept. The filter model writes when not
     kept; _session_filter_state says whether its probe answers the lifecycle. -#}
 {% macro _session_filter_kept(covers_before, reaches_back, step_days) -%}
-  {%- if covers_before is none or reaches_back is none -%}
+  {%- set lag_days = spark_incremental._session_filter_lag(covers_before, reaches_back) -%}
+  {%- if lag_days is none -%}
     {{- return(false) -}}
   {%- endif -%}
-  {%- set lag_days = (spark_incremental._parse_ts(reaches_back) - spark_incremental._parse_ts(covers_before)).days -%}
   {{- return(0 <= lag_days and lag_days < step_days | int) -}}
 {%- endmacro %}

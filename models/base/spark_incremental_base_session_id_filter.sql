@@ -49,10 +49,7 @@
 {%- endif %}
 {%- set covers_before = state.covers_before %}
 {%- set reaches_back = state.reaches_back %}
-{%- set lag_days = none %}
-{%- if covers_before is not none and reaches_back is not none %}
-{%- set lag_days = (spark_incremental._parse_ts(reaches_back) - spark_incremental._parse_ts(covers_before)).days %}
-{%- endif %}
+{%- set lag_days = spark_incremental._session_filter_lag(covers_before, reaches_back) %}
 {%- set write = reaches_back is not none
     and not spark_incremental._session_filter_kept(covers_before, reaches_back, step_days) %}
 {%- if prior is not none and not write %}
