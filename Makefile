@@ -111,7 +111,7 @@ cluster-deps: venv ## install what TOPOLOGY=cluster needs (postgresql, libpostgr
 # local 4.3 step leaves the cluster_core tests out (CI runs them here, on 4.3 too; the 3.5
 # core runs them locally); make test runs everything. The loader in another Spark
 # application (tests/test_cluster.py) runs in make test TOPOLOGY=cluster. .ci/run runs this step
-# last, and only when the steps before it took less than an hour (CLUSTER_STEP_BUDGET).
+# last, and only when the steps before it took less than 50 minutes (CLUSTER_STEP_BUDGET).
 CLUSTER_MARKERS := (cluster_core or smoke) and not slow
 
 test-cluster-ci: venv cluster-deps ## on the cluster topology: the core of the suite (tests marked cluster_core); what CI runs

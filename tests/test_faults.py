@@ -178,7 +178,7 @@ def test_failed_model_keeps_its_manifest_row_and_retry_then_sync_equals_a_clean_
     assert derived(spark_sql, project) == incremental_reference(make_project, spark_sql, runs=2)
 
 
-@pytest.mark.slow  # CI: test_write_layer kills each write step (the 3.5 step), test_every_path_in_one_history kills a run; make test runs this too
+@pytest.mark.slow  # CI: test_write_layer kills each write step (the 3.5 step), test_every_path_in_one_history stops a run after a write; make test runs this too
 def test_killed_before_the_hook_reprocesses_the_window_without_duplicates(
     make_project: Callable[..., DbtProject], spark_sql: SparkSql
 ) -> None:
@@ -228,6 +228,7 @@ def test_killed_while_the_manifest_is_written_keeps_old_or_new_rows(
     _assert_consistent(spark_sql, project)
 
 
+@pytest.mark.slow  # CI: test_write_layer kills each write step (the 3.5 step), test_every_path_in_one_history stops a run after a write; make test runs this too
 def test_thrift_server_dies_mid_run_then_recovers(
     make_project: Callable[..., DbtProject], tmp_path: Path
 ) -> None:
@@ -290,7 +291,8 @@ def test_second_concurrent_run_is_refused(make_project: Callable[..., DbtProject
     project.run("run", vars=now_of(0))
 
 
-@pytest.mark.parametrize("allow_refresh", [False, True])
+# CI: test_every_path_in_one_history runs --full-refresh without allow_refresh; make test runs both
+@pytest.mark.parametrize("allow_refresh", [pytest.param(False, marks=pytest.mark.slow), True])
 def test_full_refresh_and_the_manifest(
     make_project: Callable[..., DbtProject], spark_sql: SparkSql, allow_refresh: bool
 ) -> None:

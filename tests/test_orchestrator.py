@@ -84,10 +84,10 @@ def _assert_equal(got: dict[str, list[tuple]], want: dict[str, list[tuple]]) -> 
 
 
 # ----------------------------------------------------------------------------- parallel threads
-# five incremental runs as the clock moves (all the events are in the table from the start,
-# so nothing may be missed), each with --threads 4; then one run over everything
-THREAD_RUN_NOWS = [datetime(2021, 1, 2), datetime(2021, 1, 3), datetime(2021, 1, 4, 6),
-                   datetime(2021, 1, 5, 12), FINAL_NOW]
+# three incremental runs as the clock moves (all the events are in the table from the start,
+# so nothing may be missed; each window within backfill_limit_days), each with --threads 4;
+# then one run over everything
+THREAD_RUN_NOWS = [datetime(2021, 1, 3), datetime(2021, 1, 5, 12), FINAL_NOW]
 
 
 def _siblings_ran_together(result: DbtResult) -> bool:
@@ -108,7 +108,7 @@ def _threads_scenario(make: Callable[[str], DbtProject], sql: Any,
     for now in THREAD_RUN_NOWS:
         result = incremental.run("run", "--threads", "4", vars=_now(now), env=env)
         together += _siblings_ran_together(result)
-    assert together >= 3, f"the sibling models overlapped in {together} of {len(THREAD_RUN_NOWS)} runs"
+    assert together >= 2, f"the sibling models overlapped in {together} of {len(THREAD_RUN_NOWS)} runs"
     full.run("run", "--threads", "4", vars={**_now(FINAL_NOW), "spark_incremental__backfill_limit_days": 30},
              env=env)
     _assert_equal(_contents(sql, incremental, DERIVED), _contents(sql, full, DERIVED))

@@ -267,6 +267,14 @@ class DbtProject:
         the run)."""
         from dbt import selected_resources
         from dbt.cli.main import dbtRunner
+        from dbt_common.tests import enable_test_caching
+
+        # dbt's own test fixtures do this: the Jinja syntax trees of the macro files, the
+        # same text in every test project, are kept for the process, so a full parse (one
+        # per test project) does not parse them again: 3.0 s -> 1.2 s on average in CI's
+        # 4.3 step on 2026-12-02. dbt finds the same nodes either way; a changed file is a
+        # new text, parsed afresh.
+        enable_test_caching()
 
         lines: list[str] = []
         debug_lines: list[str] = []
