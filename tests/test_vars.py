@@ -157,6 +157,13 @@ SHOW_VARS = """
     {%- do values.update({name: spark_incremental.get_config_var(name)}) -%}
   {%- endfor -%}
   {%- do log('show_vars: ' ~ tojson(values), info=true) -%}
+  {#- once every var is checked, get_config_var answers from that check: the same values -#}
+  {%- set checked = spark_incremental.validate_config_vars() -%}
+  {%- set again = {} -%}
+  {%- for name in names -%}
+    {%- do again.update({name: spark_incremental.get_config_var(name)}) -%}
+  {%- endfor -%}
+  {%- do log('show_vars checked: ' ~ tojson(again), info=true) -%}
 {%- endmacro %}
 """
 
@@ -172,13 +179,15 @@ def test_text_from_env_var_is_coerced(dbt_project: DbtProject) -> None:
     result = dbt_project.run(
         "run-operation", "show_vars", "--args", json.dumps({"names": sorted(given)}),
         vars={f"spark_incremental__{k}": v for k, v in given.items()})
-    line = next(line for line in result.lines if line.startswith("show_vars: "))
-    assert json.loads(line.split(": ", 1)[1]) == {
+    want = {
         "allow_refresh": False, "force_unlock": False, "log_plan": True, "events_enabled": True,
         "backfill_limit_days": 30, "lookback_window_hours": 0, "device_sent_timestamp": None,
         "app_id_column": None, "events_partition_format": "int", "app_ids": ["web", "mob"],
         "models_to_remove": ["sessions", "page_views"],
     }
+    for prefix in ("show_vars: ", "show_vars checked: "):
+        line = next(line for line in result.lines if line.startswith(prefix))
+        assert json.loads(line.split(": ", 1)[1]) == want, prefix
     result = dbt_project.run(
         "run-operation", "show_vars", "--args", json.dumps({"names": ["app_ids"]}),
         vars={"spark_incremental__app_ids": "web,,mob"}, expect_success=False)

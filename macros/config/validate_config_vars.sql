@@ -1,7 +1,13 @@
 {#- Check every spark_incremental__* var against the spec (and the rules between vars) and
     stop with one message listing every bad one; returns {name: coerced value}. Called
-    first in start_run, before the run lock and before anything is written. -#}
+    first in start_run, before the run lock and before anything is written. Checked once
+    per invocation (and package: _config_vars_checked); a failed check is kept nowhere,
+    so every caller reports it. Callers read the result and must not change it. -#}
 {% macro validate_config_vars() -%}
+  {%- set kept = spark_incremental._config_vars_checked() -%}
+  {%- if kept is not none and kept.get('values') is not none -%}
+    {{- return(kept['values']) -}}
+  {%- endif -%}
   {%- set values = {} -%}
   {%- set errors = [] -%}
   {%- for entry in spark_incremental._config_var_spec() -%}
@@ -28,6 +34,9 @@
           ~ ' the model dbt names above.)') -%}
     {%- endif -%}
     {%- do exceptions.raise_compiler_error(errors | join('\n')) -%}
+  {%- endif -%}
+  {%- if kept is not none -%}
+    {%- do kept.update({'values': values}) -%}
   {%- endif -%}
   {{- return(values) -}}
 {%- endmacro %}
