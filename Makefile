@@ -80,6 +80,7 @@ SPARK35_TESTS := tests/test_harness_smoke.py \
   tests/test_changes.py::test_each_change_type_equals_a_full_rebuild \
   tests/test_managed_incremental.py::test_parquet_upsert_moves_rows_between_partitions_and_recovers \
   tests/test_intervals.py::test_batches_gaps_restatement_and_coarse_partitions \
+  tests/test_intervals.py::test_a_batch_reads_only_the_partitions_it_rewrites \
   tests/test_forward_only.py \
   tests/test_lock.py::test_two_runs_started_together_exactly_one_proceeds \
   'tests/test_late_loads.py::test_late_loads_without_newer_events_are_processed[load_tstamp]'

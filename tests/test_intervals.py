@@ -25,14 +25,19 @@ sources:
           event_time: ds
 """
 
-# daily intervals, monthly partitions; fails on purpose on var('fail_day') in a one-day batch
-# (not in the query that first looks for the intervals holding rows, bound to the whole range)
-DAILY_EVENTS = """{{ config(
+def interval_config(partition_by: str) -> str:
+    """The config of a daily interval model (one day per batch) partitioned by `partition_by`."""
+    return f"""{{{{ config(
     materialized='managed_incremental',
     time_column='ds', start='2024-01-01', interval_unit='day', cron='0 6 * * *', batch_size=1,
-    partition_by='month',
-) }}
+    partition_by='{partition_by}',
+) }}}}
+"""
 
+
+# daily intervals, monthly partitions; fails on purpose on var('fail_day') in a one-day batch
+# (not in the query that first looks for the intervals holding rows, bound to the whole range)
+DAILY_EVENTS = interval_config("month") + """
 with
 
 events as (
@@ -135,17 +140,25 @@ def _batch_ranges(lines: list[str]) -> list[str]:
     return [line.split(": ", 3)[3].split(" (")[0] for line in lines if "daily_events: interval batch" in line]
 
 
+def _project_without_pipeline(make_project, models: dict[str, str]) -> DbtProject:
+    """A project with the events pipeline off (no events table; its example models go),
+    the tracking source and `models` (name -> SQL) under models/intervals_test."""
+    project: DbtProject = make_project(spark_incremental__events_enabled=False)
+    for path in sorted((project.project_dir / "models" / "derived").iterdir()):
+        path.unlink()
+    project.write_model("intervals_test/sources.yml", SOURCES_YML)
+    for name, sql in models.items():
+        project.write_model(f"intervals_test/{name}", sql)
+    return project
+
+
 def test_batches_gaps_restatement_and_coarse_partitions(make_project, spark_sql: SparkSql) -> None:
     """The plan preview before the restatement and before the gap's run shows the ranges
     the restatement redoes and the batches each run then processes. The events pipeline
     is off (no events table; its example models go): the preview shows a plain dbt run."""
-    project: DbtProject = make_project(spark_incremental__events_enabled=False)
-    for path in sorted((project.project_dir / "models" / "derived").iterdir()):
-        path.unlink()
+    project = _project_without_pipeline(make_project, {"daily_events": DAILY_EVENTS,
+                                                       "microbatch_events": MICROBATCH_EVENTS})
     schema = project.schema
-    project.write_model("intervals_test/sources.yml", SOURCES_YML)
-    project.write_model("intervals_test/daily_events", DAILY_EVENTS)
-    project.write_model("intervals_test/microbatch_events", MICROBATCH_EVENTS)
     days = {"2024-01-01": 2, "2024-01-02": 3, "2024-01-03": 4, "2024-01-04": 5, "2024-01-05": 6}
     spark_sql.create_table(f"{schema}.events", EVENTS, events_rows(days))
 
@@ -335,3 +348,76 @@ def test_bad_interval_config_is_one_clear_error_each(make_project, spark_sql: Sp
                                "spark_incremental__restate": {"model": "bad_batch_size", "start": "2024-01-01"}})
     assert "model 'bad_batch_size' is not selected in this run: nothing is restated for it" in result.text()
     assert result.statuses["bad_cron"] == "error", result.statuses
+
+
+def by_day_query(extra_column: str) -> str:
+    """Events per day, ds last but for `extra_column` (text after ds: a partition column
+    other than ds goes last, where Spark keeps it)."""
+    return f"""
+with
+
+final as (
+    select
+        count(*) as event_count,
+        sum(value) as value_sum,
+        ds{extra_column}
+    from {{{{ source('tracking', 'events') }}}}
+    where ds between {{{{ spark_incremental.start_ds() }}}} and {{{{ spark_incremental.end_ds() }}}}
+    group by ds
+)
+
+select * from final
+"""
+
+
+# daily intervals into daily partitions (the time column is the partition column)
+BY_DAY = interval_config("ds") + by_day_query("")
+# the same days, partitioned by a column that is null for 2024-01-03 (Spark's default
+# partition): its rows are found by the null-safe branch of the old rows' join
+BY_NULLABLE = interval_config("part") + by_day_query(
+    ",\n        case when ds = date'2024-01-03' then null else ds end as part")
+
+
+def test_a_batch_reads_only_the_partitions_it_rewrites(make_project, spark_sql: SparkSql, spark_server) -> None:
+    """A batch replaces its interval's rows in a table of many partitions: Spark's metrics
+    show every scan of the target in the run reading at most the partition of that day
+    (the touched set is joined with an equi-join that Spark prunes at run time). A table
+    with a null partition keeps it right: restating its day rewrites it, the other days
+    stay. After every run both tables equal the reference."""
+    from benchmarks.metrics import SqlMetrics
+
+    project = _project_without_pipeline(make_project, {"by_day": BY_DAY, "by_nullable": BY_NULLABLE})
+    schema = project.schema
+    days = {f"2024-01-{day:02d}": day for day in range(1, 13)}
+    spark_sql.create_table(f"{schema}.events", EVENTS, events_rows(days))
+
+    def expected(extra: dict[str, int] | None = None) -> tuple[list[tuple], list[tuple]]:
+        by_day = sorted(((n, n, d(day)) for day, n in days.items()), key=_sort_key)
+        for day, n in (extra or {}).items():
+            by_day = [(c + n, s + 10 * n, ds) if ds == d(day) else (c, s, ds) for c, s, ds in by_day]
+        nullable = sorted(((c, s, ds, None if ds == d("2024-01-03") else ds) for c, s, ds in by_day), key=_sort_key)
+        return sorted(by_day, key=_sort_key), nullable
+
+    now = {"spark_incremental__now": "2024-01-13 07:00:00"}
+    project.run("run", "-s", "path:models/intervals_test", vars=now)
+    assert (table(spark_sql, f"{schema}.by_day"), table(spark_sql, f"{schema}.by_nullable")) == expected()
+    assert len(spark_sql.query(f"show partitions {schema}.by_day")) == 12
+
+    # late rows for two days; each is restated in its own run
+    extra = {"2024-01-05": 2, "2024-01-03": 1}
+    spark_sql.create_table(f"{schema}.events", EVENTS, events_rows(days, extra))
+    probe = SqlMetrics(spark_server.ui_url)
+    for day in extra:
+        end = (d(day) + dt.timedelta(days=1)).isoformat()
+        restate = {"model": ["by_day", "by_nullable"], "start": day, "end": end}
+        mark = probe.mark()
+        result = project.run("run", "-s", "path:models/intervals_test",
+                             vars={**now, "spark_incremental__restate": restate})
+        _pkg_line(result.pkg_lines(), f"by_day: interval batch 1/1: [{day} 00:00:00, {end} 00:00:00)")
+        scans = probe.reads_since(mark, schema, "by_day").scan_details
+        assert scans, f"no scan of {schema}.by_day in the metrics"
+        # one row a day: the touched set's scan and the old rows' scan read that one row
+        assert all(scan.partitions <= 1 for scan in scans), [(s.partitions, s.rows, s.desc[:300]) for s in scans]
+        assert sum(scan.rows for scan in scans) <= 2, [(s.partitions, s.rows, s.desc[:300]) for s in scans]
+    assert (table(spark_sql, f"{schema}.by_day"), table(spark_sql, f"{schema}.by_nullable")) == expected(extra)
+    assert len(spark_sql.query(f"show partitions {schema}.by_nullable")) == 12

@@ -10,10 +10,17 @@
     partition's rows outside the flagged set stay, whatever the partition's grain (a
     daily batch in a monthly partition). A run killed during the overwrite is finished by
     the next run (_managed_recover re-applies <name>__si_apply).
-    target_desc: _managed_describe(target). Returns {removed, inserted, partitions (count,
-    none when unpartitioned), detail, cleanup: [the apply table, to drop once the state
-    is recorded]}. -#}
-{% macro _replace_rows(target, flagged_sql, new_rows_sql, target_desc) -%}
+    target_desc: _managed_describe(target). match_sql (optional): a plain predicate over the
+    target's columns that holds exactly where __si_match is true (an interval batch's
+    range); the touched partitions are then found with it, so Spark pushes it to the
+    target's scan (partition and row-group pruning), which it cannot do with the flag.
+    Only the touched partitions of the target are read for the old rows: an equi-join with
+    the touched set, broadcast (one row per partition), lets Spark prune the target's
+    partitions at run time; a null-safe join would not, so the rows whose partition value
+    is null are joined apart (a static filter reads only those partitions). Returns
+    {removed, inserted, partitions (count, none when unpartitioned), detail, cleanup: [the
+    apply table, to drop once the state is recorded]}. -#}
+{% macro _replace_rows(target, flagged_sql, new_rows_sql, target_desc, match_sql=none) -%}
   {%- set columns = target_desc.columns -%}
   {%- set partition_columns = spark_incremental._managed_partition_columns(target_desc) -%}
   {%- set partitions = partition_columns | map(attribute=0) | list -%}
@@ -36,16 +43,22 @@
     {%- if partitions | length > 0 %}
 
     touched as (
-        select distinct {{ partitions | join(', ') }} from flagged where __si_match
+        select distinct {{ partitions | join(', ') }} from flagged where {{ match_sql or '__si_match' }}
         union
         select distinct {{ partitions | join(', ') }} from new_rows
     ),
 
     old_rows as (
+        select /*+ broadcast(touched) */ flagged.*
+        from flagged
+        left semi join touched
+            on {% for p in partitions %}flagged.{{ p }} = touched.{{ p }}{{ ' and ' if not loop.last }}{% endfor %}
+        union all
         select flagged.*
         from flagged
         left semi join touched
             on {% for p in partitions %}flagged.{{ p }} <=> touched.{{ p }}{{ ' and ' if not loop.last }}{% endfor %}
+        where {% for p in partitions %}flagged.{{ p }} is null{{ ' or ' if not loop.last }}{% endfor %}
     ),
     {%- else %}
 

@@ -36,7 +36,7 @@
     {%- set in_batch = spark_incremental._interval_in_range(settings, batch[0], batch[1]) -%}
     {%- set batch_sql = spark_incremental._interval_batch_sql(sql, settings, column_list, batch[0], batch[1]) -%}
     {%- set flagged = 'select *, coalesce(' ~ in_batch ~ ', false) as __si_match from ' ~ target -%}
-    {%- set result = spark_incremental._replace_rows(target, flagged, batch_sql, target_desc) -%}
+    {%- set result = spark_incremental._replace_rows(target, flagged, batch_sql, target_desc, in_batch) -%}
     {%- set state.inserted = state.inserted + result.inserted -%}
     {%- set state.removed = state.removed + result.removed -%}
     {%- set state.partitions = state.partitions + (result.partitions or 0) -%}
