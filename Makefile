@@ -78,6 +78,7 @@ SPARK35_TESTS := tests/test_harness_smoke.py \
   tests/test_sessions.py::test_incremental_batches_equal_one_full_run \
   tests/test_write_layer.py \
   tests/test_changes.py::test_each_change_type_equals_a_full_rebuild \
+  tests/test_changes.py::test_a_replay_reads_only_the_scope_of_the_target \
   tests/test_managed_incremental.py::test_parquet_upsert_moves_rows_between_partitions_and_recovers \
   tests/test_intervals.py::test_batches_gaps_restatement_and_coarse_partitions \
   tests/test_intervals.py::test_a_batch_reads_only_the_partitions_it_rewrites \

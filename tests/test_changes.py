@@ -472,3 +472,80 @@ def test_bad_change_input_stops_the_run_before_anything_is_written(make_project,
         assert message in text, f"expected {message!r} in:\n{result.tail(30)}\n{result.exception}"
         assert not spark_sql.relation_exists(f"{schema}.fct_sales")
         assert not spark_sql.relation_exists(f"{schema}.spark_incremental_refresh_plan")
+
+
+# partitioned by month: a scope on `date` reads a data column of the target, not its partition
+FCT_SALES_MONTHLY = f"""{{{{ config(materialized='managed_incremental', mutability={YEARLY}, partition_by='month') }}}}
+
+with
+
+final as (
+    select
+        sale_id,
+        product,
+        amount,
+        date,
+        trunc(date, 'MM') as month
+    from {{{{ source('shop', 'sales') }}}}
+)
+
+select * from final
+"""
+
+
+def test_a_replay_reads_only_the_scope_of_the_target(make_project, spark_sql: SparkSql, spark_server) -> None:
+    """A change whose scope reads a data column of the target (a day, in monthly
+    partitions): the check for rows already in the scope (clean ADD_ROWS) and the search
+    for the partitions a replace touches filter the target with the bare scope, which
+    Spark pushes to the parquet scan, so row groups outside the scope are skipped; the
+    old rows are read from the touched partition only. Spark's metrics bound the rows read
+    from the target; the table equals a rebuild after every change, a row on which the
+    scope is null included."""
+    from benchmarks.metrics import SqlMetrics
+
+    project = make_project()
+    schema = project.schema
+    with_plan_hook(project)
+    project.write_model("changes_test/sources.yml", SOURCES_YML)
+    project.write_model("changes_test/fct_sales_monthly", FCT_SALES_MONTHLY)
+    sales = [(month * 100 + day * 2 + k, "P1", day, d(f"2024-{month:02d}-{day:02d}"))
+             for month in (1, 2, 3) for day in range(1, 11) for k in (0, 1)]
+    # a sale without a date: every scope is null on it (the bare scope drops it as the
+    # flag's false does, so it stays), and it sits in the null partition
+    sales += [(999, "P1", 1, None)]
+    set_sources(spark_sql, schema, sales, [("P1", "A")])
+    project.run("run", "-s", "fct_sales_monthly", vars={"spark_incremental__now": NOW})
+    relation = f"{schema}.fct_sales_monthly"
+    reference = ("select sale_id, product, amount, date, trunc(date, 'MM') "
+                 f"from {schema}.sales")
+
+    def target_rows(change: dict[str, str]) -> list[Any]:
+        """Run one change; return the scans of the target in that run (before this test reads it)."""
+        set_sources(spark_sql, schema, sales, [("P1", "A")])
+        mark = probe.mark()
+        run_changes(project, [change], ("fct_sales_monthly",))
+        scans = probe.reads_since(mark, schema, "fct_sales_monthly").scan_details
+        assert rows(spark_sql, f"select * from {fresh(spark_sql, relation)}") == rows(spark_sql, reference)
+        return scans
+
+    probe = SqlMetrics(spark_server.ui_url)
+    # a clean add of a new day: the check for rows already in the scope skips every row group
+    sales += [(900, "P1", 5, d("2024-03-15")), (901, "P1", 6, d("2024-03-15"))]
+    scans = target_rows({"table": "sales", "type": "ADD_ROWS", "scope": "sales.date = '2024-03-15'"})
+    assert last_plan(spark_sql, schema)["fct_sales_monthly"] == [("add rows where", "(sales.date = '2024-03-15')")]
+    assert sum(scan.rows for scan in scans) == 0, [(s.partitions, s.rows, s.desc[:120]) for s in scans]
+
+    # an update of one February day (20 rows a month): the touched-partition search reads the
+    # row groups the scope may match (February's; once for each branch of the old rows' join),
+    # the old rows come from that partition and the null partition only; no scan of the
+    # target reads more than a month (the code before read every row, twice)
+    sales = [(i, p, a + 100 if day == d("2024-02-05") else a, day) for i, p, a, day in sales]
+    scans = target_rows({"table": "sales", "type": "UPDATE_ROWS", "scope": "sales.date = '2024-02-05'"})
+    assert last_plan(spark_sql, schema)["fct_sales_monthly"] == [("replace scope", "(sales.date = '2024-02-05')")]
+    assert scans and max(scan.rows for scan in scans) <= 20, [(s.partitions, s.rows, s.desc[:120]) for s in scans]
+
+    # a removal of one January day
+    sales = [row for row in sales if row[3] != d("2024-01-03")]
+    scans = target_rows({"table": "sales", "type": "REMOVE_ROWS", "scope": "sales.date = '2024-01-03'"})
+    assert last_plan(spark_sql, schema)["fct_sales_monthly"] == [("remove where", "(sales.date = '2024-01-03')")]
+    assert scans and max(scan.rows for scan in scans) <= 20, [(s.partitions, s.rows, s.desc[:120]) for s in scans]

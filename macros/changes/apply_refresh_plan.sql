@@ -17,7 +17,7 @@
       from (
           {{ spark_incremental._scope_flagged_sql(sql, operation.scopes, columns) }}
       ) as si_scoped
-      where __si_match
+      where __si_in_scope
     {%- endset -%}
     {%- set in_target = spark_incremental._scope_flagged_sql('select * from ' ~ target, operation.scopes, columns) -%}
     {%- if operation.operation == 'add rows where' -%}
@@ -30,7 +30,7 @@
       {%- do actions.append('added ' ~ counted[0][0] ~ ' rows where ' ~ operation.condition) -%}
     {%- elif operation.operation in ['remove where', 'replace scope'] -%}
       {%- set done = spark_incremental._replace_rows(target, in_target,
-          in_model if operation.operation == 'replace scope' else none, target_desc) -%}
+          in_model if operation.operation == 'replace scope' else none, target_desc, '__si_in_scope') -%}
       {%- set where = (done.partitions ~ ' partition' ~ ('s' if done.partitions != 1 else '') ~ ' rewritten')
           if done.partitions is not none else 'table rewritten' -%}
       {%- if operation.operation == 'remove where' -%}

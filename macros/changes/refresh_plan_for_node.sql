@@ -113,15 +113,18 @@
 
 
 {#- Does the model's table hold a row in the change's scope (evaluated with the table's
-    rows aliased as the changed table, as the refresh applies it)? One limit-1 query,
-    pruned to the scope's partitions when the scope reads the partition columns. -#}
+    rows aliased as the changed table, as the refresh applies it)? One limit-1 query. The
+    bare scope (a where clause drops null as false) is pushed to the scan: the scope's
+    partitions only when it reads the partition columns, and parquet's row-group
+    statistics skip the rest; a clean ADD_ROWS finds no row, so this reads what the
+    pushed scope leaves of the table. -#}
 {% macro _table_holds_scope(node, change) -%}
   {%- set relation = api.Relation.create(database=node.database, schema=node.schema,
                                          identifier=node.alias or node.name, type='table') -%}
   {%- set sql -%}
     select 1 as held
     from {{ relation }} as {{ change.alias }}
-    where coalesce(({{ change.scope }}), false)
+    where ({{ change.scope }})
     limit 1
   {%- endset -%}
   {{- return(spark_incremental._fetch_rows(sql) | length > 0) -}}

@@ -10,14 +10,18 @@
     partition's rows outside the flagged set stay, whatever the partition's grain (a
     daily batch in a monthly partition). A run killed during the overwrite is finished by
     the next run (_managed_recover re-applies <name>__si_apply).
-    target_desc: _managed_describe(target). match_sql (optional): a plain predicate over the
-    target's columns that holds exactly where __si_match is true (an interval batch's
-    range); the touched partitions are then found with it, so Spark pushes it to the
-    target's scan (partition and row-group pruning), which it cannot do with the flag.
-    Only the touched partitions of the target are read for the old rows: an equi-join with
-    the touched set, broadcast (one row per partition), lets Spark prune the target's
-    partitions at run time; a null-safe join would not, so the rows whose partition value
-    is null are joined apart (a static filter reads only those partitions). Returns
+    target_desc: _managed_describe(target). match_sql (optional): a plain predicate over
+    flagged_sql's columns that holds exactly where __si_match is true (an interval batch's
+    range; a change replay's __si_in_scope, _scope_flagged_sql); the touched partitions
+    are then found with it, so Spark pushes it to the target's scan (partition and
+    row-group pruning), which it cannot do with the flag.
+    Only the touched partitions of the target are read for the old rows: they are
+    filtered with array_contains(<the touched set, collected by a scalar subquery>, <the
+    row's partition values as a struct>). The filter reads only partition columns, so
+    Spark evaluates it per partition once the subquery has run and lists only the touched
+    ones; struct equality matches null partition values too. A semi join with the touched
+    set would rely on dynamic partition pruning, which with adaptive execution fell back
+    to reading every partition in some plans (a touched set from the target alone). Returns
     {removed, inserted, partitions (count, none when unpartitioned), detail, cleanup: [the
     apply table, to drop once the state is recorded]}. -#}
 {% macro _replace_rows(target, flagged_sql, new_rows_sql, target_desc, match_sql=none) -%}
@@ -49,16 +53,12 @@
     ),
 
     old_rows as (
-        select /*+ broadcast(touched) */ flagged.*
-        from flagged
-        left semi join touched
-            on {% for p in partitions %}flagged.{{ p }} = touched.{{ p }}{{ ' and ' if not loop.last }}{% endfor %}
-        union all
         select flagged.*
         from flagged
-        left semi join touched
-            on {% for p in partitions %}flagged.{{ p }} <=> touched.{{ p }}{{ ' and ' if not loop.last }}{% endfor %}
-        where {% for p in partitions %}flagged.{{ p }} is null{{ ' or ' if not loop.last }}{% endfor %}
+        where array_contains(
+            (select collect_set({{ spark_incremental._partition_struct(partitions, none) }}) from touched),
+            {{ spark_incremental._partition_struct(partitions, 'flagged') }}
+        )
     ),
     {%- else %}
 
