@@ -536,9 +536,9 @@ def test_a_replay_reads_only_the_scope_of_the_target(make_project, spark_sql: Sp
     assert sum(scan.rows for scan in scans) == 0, [(s.partitions, s.rows, s.desc[:120]) for s in scans]
 
     # an update of one February day (20 rows a month): the touched-partition search reads the
-    # row groups the scope may match (February's; once for each branch of the old rows' join),
-    # the old rows come from that partition and the null partition only; no scan of the
-    # target reads more than a month (the code before read every row, twice)
+    # row groups the scope may match (February's), the old rows come from the touched
+    # partition only (the scalar-subquery filter); no scan of the target reads more than a
+    # month (the code before read every row, twice)
     sales = [(i, p, a + 100 if day == d("2024-02-05") else a, day) for i, p, a, day in sales]
     scans = target_rows({"table": "sales", "type": "UPDATE_ROWS", "scope": "sales.date = '2024-02-05'"})
     assert last_plan(spark_sql, schema)["fct_sales_monthly"] == [("replace scope", "(sales.date = '2024-02-05')")]
