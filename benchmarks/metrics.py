@@ -84,6 +84,10 @@ class ScanRead:
     bytes: int
     partitions: int
     desc: str
+    # files Spark listed for the scan: more than ``files`` when a filter known only at run
+    # time (a subquery, dynamic partition pruning) pruned partitions after every
+    # partition's files were listed ("static number of files read")
+    listed: int = 0
 
 
 @dataclass
@@ -266,6 +270,7 @@ class SqlMetrics:
                     partitions=parse_count(metrics.get("number of partitions read", "0")),
                     desc=node.get("desc", "")[:2000],
                 )
+                scan.listed = parse_count(metrics.get("static number of files read", str(scan.files)))
                 reads.scan_details.append(scan)
                 reads.files += scan.files
                 reads.bytes += scan.bytes

@@ -537,15 +537,19 @@ def test_a_replay_reads_only_the_scope_of_the_target(make_project, spark_sql: Sp
 
     # an update of one February day (20 rows a month): the touched-partition search reads the
     # row groups the scope may match (February's), the old rows come from the touched
-    # partition only (the scalar-subquery filter); no scan of the target reads more than a
+    # partition only (a literal predicate on it); no scan of the target reads more than a
     # month (the code before read every row, twice)
     sales = [(i, p, a + 100 if day == d("2024-02-05") else a, day) for i, p, a, day in sales]
     scans = target_rows({"table": "sales", "type": "UPDATE_ROWS", "scope": "sales.date = '2024-02-05'"})
     assert last_plan(spark_sql, schema)["fct_sales_monthly"] == [("replace scope", "(sales.date = '2024-02-05')")]
     assert scans and max(scan.rows for scan in scans) <= 20, [(s.partitions, s.rows, s.desc[:120]) for s in scans]
+    # and no scan lists files it does not read (a filter known only at run time would list
+    # every partition's files first)
+    assert all(scan.listed == scan.files for scan in scans), [(s.listed, s.files, s.desc[:120]) for s in scans]
 
     # a removal of one January day
     sales = [row for row in sales if row[3] != d("2024-01-03")]
     scans = target_rows({"table": "sales", "type": "REMOVE_ROWS", "scope": "sales.date = '2024-01-03'"})
     assert last_plan(spark_sql, schema)["fct_sales_monthly"] == [("remove where", "(sales.date = '2024-01-03')")]
     assert scans and max(scan.rows for scan in scans) <= 20, [(s.partitions, s.rows, s.desc[:120]) for s in scans]
+    assert all(scan.listed == scan.files for scan in scans), [(s.listed, s.files, s.desc[:120]) for s in scans]

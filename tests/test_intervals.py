@@ -373,17 +373,18 @@ select * from final
 # daily intervals into daily partitions (the time column is the partition column)
 BY_DAY = interval_config("ds") + by_day_query("")
 # the same days, partitioned by a column that is null for 2024-01-03 (Spark's default
-# partition): its rows are found by the null-safe branch of the old rows' join
+# partition): its rows are selected by `part is null` in the touched partitions' predicate
 BY_NULLABLE = interval_config("part") + by_day_query(
     ",\n        case when ds = date'2024-01-03' then null else ds end as part")
 
 
 def test_a_batch_reads_only_the_partitions_it_rewrites(make_project, spark_sql: SparkSql, spark_server) -> None:
     """A batch replaces its interval's rows in a table of many partitions: Spark's metrics
-    show every scan of the target in the run reading at most the partition of that day
-    (the touched set is joined with an equi-join that Spark prunes at run time). A table
-    with a null partition keeps it right: restating its day rewrites it, the other days
-    stay. After every run both tables equal the reference."""
+    show every scan of the target in the run reading at most the partition of that day,
+    and listing no file it does not read (the touched partitions are found first and
+    selected with a literal predicate; a filter known only at run time would list every
+    partition's files). A table with a null partition keeps it right: restating its day
+    rewrites it, the other days stay. After every run both tables equal the reference."""
     from benchmarks.metrics import SqlMetrics
 
     project = _project_without_pipeline(make_project, {"by_day": BY_DAY, "by_nullable": BY_NULLABLE})
@@ -418,6 +419,7 @@ def test_a_batch_reads_only_the_partitions_it_rewrites(make_project, spark_sql: 
         assert scans, f"no scan of {schema}.by_day in the metrics"
         # one row a day: the touched set's scan and the old rows' scan read that one row
         assert all(scan.partitions <= 1 for scan in scans), [(s.partitions, s.rows, s.desc[:300]) for s in scans]
+        assert all(scan.listed == scan.files for scan in scans), [(s.listed, s.files, s.desc[:300]) for s in scans]
         assert sum(scan.rows for scan in scans) <= 2, [(s.partitions, s.rows, s.desc[:300]) for s in scans]
     assert (table(spark_sql, f"{schema}.by_day"), table(spark_sql, f"{schema}.by_nullable")) == expected(extra)
     assert len(spark_sql.query(f"show partitions {schema}.by_nullable")) == 12

@@ -313,11 +313,14 @@ def test_parquet_upsert_moves_rows_between_partitions_and_recovers(
     mark = probe.mark()
     r2 = run(project, models)
     # u_bounded holds 3 partitions (2020-01-01 to 03); its bound is 2020-01-02 (the new
-    # rows' min ds, lookback 0): no scan of it reads 2020-01-01 (the bound, taken from the
-    # staged rows in the same query, prunes at run time)
+    # rows' min ds, lookback 0): no scan of it reads 2020-01-01, nor lists its files (the
+    # bound is a literal, learnt from the staged rows first; one computed in the query
+    # would prune only after Spark had listed every partition)
     bounded_scans = probe.reads_since(mark, project.schema, "u_bounded").scan_details
     assert bounded_scans and all(0 < scan.partitions <= 2 for scan in bounded_scans), [
         (scan.partitions, scan.desc) for scan in bounded_scans]
+    assert all(scan.listed == scan.files for scan in bounded_scans), [
+        (scan.listed, scan.files, scan.desc) for scan in bounded_scans]
     # touched: 2020-01-01 (id 1 left, id 3 arrived), 01-02 (ids 2, 7), 01-03 (id 3 left), 01-04 (id 1 arrived)
     assert action(r2, "u_part") == "upserted 4 rows on id: replaced 4 partitions, 1 emptied and dropped"
     assert action(r2, "u_flat") == "upserted 4 rows on id: rewrote the table"

@@ -15,23 +15,22 @@
     range; a change replay's __si_in_scope, _scope_flagged_sql); the touched partitions
     are then found with it, so Spark pushes it to the target's scan (partition and
     row-group pruning), which it cannot do with the flag.
-    Only the touched partitions of the target are read for the old rows: they are
-    filtered with array_contains(<the touched set, collected by a scalar subquery>, <the
-    row's partition values as a struct>). The filter reads only partition columns, so
-    Spark evaluates it per partition once the subquery has run and lists only the touched
-    ones; struct equality matches null partition values too. A semi join with the touched
-    set would rely on dynamic partition pruning, which with adaptive execution fell back
-    to reading every partition in some plans (a touched set from the target alone). Returns
-    {removed, inserted, partitions (count, none when unpartitioned), detail, cleanup: [the
-    apply table, to drop once the state is recorded]}. -#}
+    Partitioned: one query first finds the touched partitions, with the rows removed from
+    and added to each. Nothing touched: nothing is written. Otherwise the old rows are read
+    with a literal predicate on those partitions (_managed_partition_predicate, as the
+    upserts do), which Spark resolves before it lists a file, so it lists and reads only
+    the touched partitions. A filter computed at run time (a scalar subquery, or dynamic
+    partition pruning from a join) reads only those too, but Spark first lists the files
+    of every partition to apply it: a listing job with one task per partition, which grew
+    with the table's history. Returns {removed, inserted, partitions (count, none when
+    unpartitioned), detail, cleanup: [the apply table, to drop once the state is
+    recorded]}. -#}
 {% macro _replace_rows(target, flagged_sql, new_rows_sql, target_desc, match_sql=none) -%}
   {%- set columns = target_desc.columns -%}
   {%- set partition_columns = spark_incremental._managed_partition_columns(target_desc) -%}
   {%- set partitions = partition_columns | map(attribute=0) | list -%}
   {%- set column_list = spark_incremental._managed_column_list(columns) -%}
-  {%- set content_sql -%}
-    with
-
+  {%- set inputs_sql -%}
     flagged as (
         {{ flagged_sql }}
     ),
@@ -43,29 +42,67 @@
             {{ new_rows_sql or ('select * from ' ~ target ~ ' where false') }}
         ) as si_new
     ),
+  {%- endset -%}
+  {%- set result = {'removed': 0, 'inserted': 0, 'partitions': none, 'detail': '', 'cleanup': []} -%}
+  {%- set touched = [] -%}
+  {%- set maybe_empty = [] -%}
+  {%- if partitions | length > 0 -%}
+    {%- set touched_sql -%}
+    with
 
-    {%- if partitions | length > 0 %}
+    {{ inputs_sql }}
 
-    touched as (
-        select distinct {{ partitions | join(', ') }} from flagged where {{ match_sql or '__si_match' }}
-        union
-        select distinct {{ partitions | join(', ') }} from new_rows
-    ),
-
-    old_rows as (
-        select flagged.*
+    changed as (
+        select
+            {{ spark_incremental._managed_partition_text(partition_columns, none) }},
+            1 as removed,
+            0 as inserted
         from flagged
-        where array_contains(
-            (select collect_set({{ spark_incremental._partition_struct(partitions, none) }}) from touched),
-            {{ spark_incremental._partition_struct(partitions, 'flagged') }}
-        )
+        where {{ match_sql or '__si_match' }}
+        union all
+        select
+            {{ spark_incremental._managed_partition_text(partition_columns, none) }},
+            0 as removed,
+            1 as inserted
+        from new_rows
     ),
-    {%- else %}
+
+    final as (
+        select
+            {{ partitions | join(', ') }},
+            sum(removed) as removed,
+            sum(inserted) as inserted
+        from changed
+        group by {{ partitions | join(', ') }}
+    )
+
+    select * from final
+    {%- endset -%}
+    {%- for row in spark_incremental._fetch_rows(touched_sql) -%}
+      {%- set values = row[:partitions | length] | list -%}
+      {%- do touched.append(values) -%}
+      {%- do result.update({'removed': result.removed + row[-2] | int, 'inserted': result.inserted + row[-1] | int}) -%}
+      {%- if row[-1] | int == 0 -%}
+        {#- rows only leave this partition: it may end up empty -#}
+        {%- do maybe_empty.append(values) -%}
+      {%- endif -%}
+    {%- endfor -%}
+    {%- if touched | length == 0 -%}
+      {{- return(result) -}}
+    {%- endif -%}
+  {%- endif -%}
+  {%- set content_sql -%}
+    with
+
+    {{ inputs_sql }}
 
     old_rows as (
-        select * from flagged
+        select *
+        from flagged
+        {%- if partitions | length > 0 %}
+        where {{ spark_incremental._managed_partition_predicate(partition_columns, touched, none) }}
+        {%- endif %}
     ),
-    {%- endif %}
 
     final as (
         select
@@ -84,33 +121,21 @@
     select * from final
   {%- endset -%}
   {%- set apply = spark_incremental._managed_apply_build(target, content_sql) -%}
-  {%- set summary_sql -%}
+  {%- do result.update({'cleanup': [apply]}) -%}
+  {%- if partitions | length == 0 -%}
+    {%- set summary_sql -%}
     select
-        {%- if partitions | length > 0 %}
-        {{ spark_incremental._managed_partition_text(partition_columns, none) }},
-        {%- endif %}
         sum(case when __si_origin = 'removed' then 1 else 0 end) as removed,
-        sum(case when __si_origin = 'new' then 1 else 0 end) as inserted,
-        max(case when __si_marker then 0 else 1 end) as has_rows
+        sum(case when __si_origin = 'new' then 1 else 0 end) as inserted
     from {{ apply }}
-    {%- if partitions | length > 0 %}
-    group by {{ partitions | join(', ') }}
-    {%- endif %}
-  {%- endset -%}
-  {%- set summary = spark_incremental._fetch_rows(summary_sql) -%}
-  {%- set result = {'removed': 0, 'inserted': 0, 'partitions': none, 'detail': '', 'cleanup': [apply]} -%}
-  {%- set maybe_empty = [] -%}
-  {%- for row in summary if row[-3] is not none -%}
-    {%- do result.update({'removed': result.removed + row[-3] | int, 'inserted': result.inserted + row[-2] | int}) -%}
-    {%- if partitions | length > 0 and row[-1] | int == 0 -%}
-      {%- do maybe_empty.append(row[:partitions | length] | list) -%}
+    {%- endset -%}
+    {%- set summary = spark_incremental._fetch_rows(summary_sql) -%}
+    {%- do result.update({'removed': (summary[0][0] or 0) | int, 'inserted': (summary[0][1] or 0) | int}) -%}
+    {%- if result.removed + result.inserted == 0 -%}
+      {{- return(result) -}}
     {%- endif -%}
-  {%- endfor -%}
-  {%- if result.removed + result.inserted == 0 -%}
-    {{- return(result) -}}
-  {%- endif -%}
-  {%- if partitions | length > 0 -%}
-    {%- do result.update({'partitions': summary | length}) -%}
+  {%- else -%}
+    {%- do result.update({'partitions': touched | length}) -%}
   {%- endif -%}
   {%- set applied = spark_incremental._managed_apply_overwrite(target, apply, target_desc, maybe_empty) -%}
   {%- do result.update({'detail': applied.detail}) -%}

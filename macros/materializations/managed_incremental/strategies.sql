@@ -172,16 +172,18 @@ from (
   {%- set stage = spark_incremental._managed_stage(target, columns, body) -%}
   {#- row count and max(along) of the new rows: they come with the affected partitions
       below, in the same query. A query of their own only when there is no such query
-      (unpartitioned target) or when upsert_date_key is not a partition column: its bound
-      is then a literal, so Parquet's statistics can skip row groups; on a partition
-      column the bound is a scalar subquery of the stage, which Spark evaluates before it
-      lists the target's files (runtime partition pruning) -#}
+      (unpartitioned target) or when upsert_date_key bounds the search for existing keys:
+      the bound is then a literal, which Spark resolves before it lists a file of the
+      target (partition pruning on a partition column, row-group statistics on another).
+      A bound computed in the query (a scalar subquery of the stage) reads as few rows,
+      but Spark lists every partition of the target before it applies such a filter: a
+      listing job with one task per partition, which grew with the table's history -#}
   {%- set bounded = plan.by_key and cfg.upsert_date_key -%}
-  {%- set partition_names_lower = partition_columns | map(attribute=0) | map('lower') | list -%}
-  {%- set bound_in_query = bounded and cfg.upsert_date_key | lower in partition_names_lower -%}
   {%- set stats = none -%}
-  {%- if partition_columns | length == 0 or (bounded and not bound_in_query) -%}
-    {%- set extra = ['cast(min(' ~ cfg.upsert_date_key ~ ') as string)'] if bounded else [] -%}
+  {%- if partition_columns | length == 0 or bounded -%}
+    {#- the bound as a date's text: the new rows' earliest date, minus the lookback -#}
+    {%- set extra = ['cast(date_sub(to_date(min(' ~ cfg.upsert_date_key ~ ')), ' ~ cfg.upsert_lookback_days ~ ') as string)']
+        if bounded else [] -%}
     {%- set stats = spark_incremental._managed_stats(stage, cfg, 'true', extra) | list -%}
     {%- if stats[0] == 0 and plan.replace_lower is none and plan.action != 'overwrite' -%}
       {%- do adapter.drop_relation(stage) -%}
@@ -196,14 +198,17 @@ from (
         {'lower': plan.replace_lower, 'lower_op': '>', 'upper': none}, cfg.along_type, 't') ~ ', false)') -%}
   {%- endif -%}
   {%- set key_bound = 'true' -%}
-  {%- if bound_in_query -%}
-    {#- the same bound as the literal below, none when the new rows have no date -#}
-    {%- set stage_min = '(select cast(min(' ~ cfg.upsert_date_key ~ ') as string) from ' ~ stage ~ ')' -%}
-    {%- set key_bound = '(t.' ~ cfg.upsert_date_key ~ ' >= date_sub(to_date(' ~ stage_min ~ '), '
-        ~ cfg.upsert_lookback_days ~ ') or ' ~ stage_min ~ ' is null)' -%}
-  {%- elif bounded and stats[2] is not none -%}
-    {%- set key_bound = 't.' ~ cfg.upsert_date_key ~ ' >= date_sub(to_date(' ~ spark_incremental._quote(stats[2]) ~ '), '
-        ~ cfg.upsert_lookback_days ~ ')' -%}
+  {%- if bounded and stats[2] is not none -%}
+    {#- a literal of the column's own type, so a text partition column ('yyyy-MM-dd') is
+        compared as text, which every metastore can filter -#}
+    {%- set key_types = [] -%}
+    {%- for name, data_type in columns if name | lower == cfg.upsert_date_key | lower -%}
+      {%- do key_types.append(data_type) -%}
+    {%- endfor -%}
+    {%- set literal = spark_incremental._along_literal(stats[2], key_types[0])
+        if spark_incremental._along_kind(key_types[0]) in ['string', 'date', 'timestamp']
+        else 'to_date(' ~ spark_incremental._quote(stats[2]) ~ ')' -%}
+    {%- set key_bound = 't.' ~ cfg.upsert_date_key ~ ' >= ' ~ literal -%}
   {%- endif -%}
   {%- set key_join = spark_incremental._managed_key_join(cfg.unique_key, 't', 'k') if plan.by_key else none -%}
 
@@ -258,8 +263,10 @@ from (
 
     final as (
         select * from partitions
+        {%- if stats is none %}
         union all
         select * from totals
+        {%- endif %}
     )
 
     select * from final
