@@ -24,9 +24,15 @@
 {%- endmacro %}
 
 
-{#- Predicate selecting the listed partitions (values as text, none = null). -#}
+{#- Predicate selecting the listed partitions (values as text, none = null). A long list
+    becomes a set test instead (_partition_set_predicate): Spark sends a predicate on
+    partition columns to the metastore, and an embedded Derby metastore fails on one of
+    somewhere between 110 and 150 terms ("Statement too complex"). -#}
 {% macro _managed_partition_predicate(partition_columns, values, alias) -%}
   {%- set prefix = alias ~ '.' if alias else '' -%}
+  {%- if values | length * partition_columns | length > 100 -%}
+    {{- return(spark_incremental._partition_set_predicate(partition_columns, values, prefix)) -}}
+  {%- endif -%}
   {%- if partition_columns | length == 1 -%}
     {%- set name, data_type = partition_columns[0] -%}
     {%- set literals = [] -%}
