@@ -109,6 +109,7 @@ class Reads:
     scan_details: list[ScanRead] = field(default_factory=list)
     statements: list[dict[str, Any]] = field(default_factory=list)
     by_table: dict[str, dict[str, int]] = field(default_factory=dict)  # every table scanned
+    timeline: dict[str, Any] = field(default_factory=dict)  # statement_timeline (event log only)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -237,6 +238,8 @@ class SqlMetrics:
         if event_log is not None:
             ran = event_log.rows_since(log_mark, max((int(e["id"]) for e in settled), default=-1))
         reads.rows_from = "final plans" if ran is None else "every scan that ran (event log)"
+        if event_log is not None:
+            reads.timeline = event_log.timeline_since(log_mark) or {}
         for summary in settled:
             eid = int(summary["id"])
             detail = self.execution(eid)
@@ -333,6 +336,15 @@ class EventLog:
         log = self._file()
         return log.stat().st_size if log else 0
 
+    @staticmethod
+    def _events(log: Path, offset: int) -> list[dict[str, Any]]:
+        """The events of the whole lines written after ``offset``."""
+        with open(log, "rb") as fh:
+            fh.seek(offset)
+            data = fh.read()
+        lines = data[: data.rfind(b"\n") + 1].splitlines()
+        return [json.loads(line) for line in lines if line.strip()]
+
     def rows_since(self, offset: int, last_execution: int) -> dict[int, dict[str, int]] | None:
         """{execution id: {table: rows}} of every scan that ran in the executions logged
         after ``offset``, once the log holds the end of execution ``last_execution`` (the
@@ -343,17 +355,27 @@ class EventLog:
             return None
         deadline = time.monotonic() + self.timeout_s
         while True:
-            with open(log, "rb") as fh:
-                fh.seek(offset)
-                data = fh.read()
-            lines = data[: data.rfind(b"\n") + 1].splitlines()
-            events = [json.loads(line) for line in lines if line.strip()]
+            events = self._events(log, offset)
             ended = {int(e["executionId"]) for e in events
                      if e.get("Event", "").endswith("SQLExecutionEnd")}
             if last_execution < 0 or last_execution in ended:
                 return self._rows(events)
             if time.monotonic() > deadline:
                 return None
+            time.sleep(0.2)
+
+    def timeline_since(self, offset: int) -> dict[str, Any] | None:
+        """``statement_timeline`` of the statements logged after ``offset``, once the log
+        holds the end of every one of them that began (the writer runs behind); None
+        when there is no log or no statement."""
+        log = self._file()
+        if log is None:
+            return None
+        deadline = time.monotonic() + self.timeout_s
+        while True:
+            timeline = statement_timeline(self._events(log, offset))
+            if timeline is None or timeline["unfinished"] == 0 or time.monotonic() > deadline:
+                return timeline
             time.sleep(0.2)
 
     @staticmethod
@@ -383,6 +405,56 @@ class EventLog:
                         per_table = rows.setdefault(hit[0], {})
                         per_table[hit[1]] = per_table.get(hit[1], 0) + int(str(acc["Update"]))
         return rows
+
+
+def statement_timeline(events: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Where the time of the statements went, from the Thrift server's own events in a
+    stretch of the event log: the statements of the sessions opened in it (a dbt
+    invocation's connections; a client connected before, such as the bench's own, is left
+    out). For each statement, from the server's receipt to its end: ``before_s``, until
+    its first SQL execution began (parse, analysis, optimisation, physical planning, and
+    the metastore calls and file listing they make); ``execution_s``, its executions.
+    ``between_s``: from each statement's end to the next one's receipt (the client: dbt
+    compiling and deciding, and the round trips). ``span_s``: from the first receipt to
+    the last end. None when the stretch holds no such statement."""
+    sessions: set[str] = set()
+    ops: dict[str, dict[str, int | str]] = {}
+    spans: dict[int, list[int | None]] = {}
+    for e in events:
+        kind = str(e.get("Event", "")).rsplit(".", 1)[-1]
+        if kind == "SparkListenerThriftServerSessionCreated":
+            sessions.add(str(e["sessionId"]))
+        elif kind == "SparkListenerThriftServerOperationStart":
+            ops[str(e["id"])] = {"session": str(e["sessionId"]), "start": int(e["startTime"])}
+        elif kind == "SparkListenerThriftServerOperationFinish" and str(e["id"]) in ops:
+            ops[str(e["id"])]["finish"] = int(e["finishTime"])
+        elif kind == "SparkListenerSQLExecutionStart":
+            spans[int(e["executionId"])] = [int(e["time"]), None]
+        elif kind == "SparkListenerSQLExecutionEnd" and int(e["executionId"]) in spans:
+            spans[int(e["executionId"])][1] = int(e["time"])
+    mine = [op for op in ops.values() if op["session"] in sessions]
+    done = sorted((op for op in mine if "finish" in op), key=lambda op: int(op["start"]))
+    if not done:
+        return None
+    ended = [(int(a), int(b)) for a, b in spans.values() if b is not None]
+    before = execution = between = 0
+    last_end: int | None = None
+    for op in done:
+        start, finish = int(op["start"]), int(op["finish"])
+        inside = [(a, b) for a, b in ended if start <= a <= finish]
+        if inside:
+            first = min(a for a, _ in inside)
+            before += first - start
+            execution += max(b for _, b in inside) - first
+        else:
+            before += finish - start
+        if last_end is not None:
+            between += max(0, start - last_end)
+        last_end = finish if last_end is None else max(last_end, finish)
+    first_start = int(done[0]["start"])
+    return {"statements": len(done), "unfinished": len(mine) - len(done),
+            "before_s": before / 1000, "execution_s": execution / 1000, "between_s": between / 1000,
+            "span_s": ((last_end or first_start) - first_start) / 1000}
 
 
 def wait_for_ui(ui_url: str, timeout_s: float = 60.0) -> SqlMetrics:

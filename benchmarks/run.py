@@ -874,9 +874,19 @@ def node_breakdown(results: list[CaseResult], case: str, layout: str) -> str:
     lines = [f"{rs[-1].label}: {len(stmts)} Spark statements, "
              f"{sum(st['ms'] for st in stmts) / 1000:.2f} s of Spark time in a {run.wall_s:.2f} s "
              f"invocation; {uses + listings} of them dbt-spark's own ({uses} `USE` as a node's connection "
-             f"opens, {listings} listings), {len(stmts) - uses - listings} the package's.", "",
-             "| dbt node (or connection) | statements | Spark s | dbt s | events rows read |",
-             "| --- | ---: | ---: | ---: | ---: |"]
+             f"opens, {listings} listings), {len(stmts) - uses - listings} the package's.", ""]
+    timeline = run.reads.get("timeline") or {}
+    if timeline:
+        # from the Thrift server's own events in the event log (metrics.statement_timeline)
+        lines += [f"Where the {run.wall_s:.2f} s went, by the Thrift server's events: Spark executed the "
+                  f"{timeline['statements']} statements for {timeline['execution_s']:.2f} s, and spent "
+                  f"{timeline['before_s']:.2f} s on them before their executions began (parse, analysis, "
+                  f"planning, with their metastore calls and file listing); dbt spent "
+                  f"{timeline['between_s']:.2f} s between statements (its compile and decisions, the "
+                  f"round trips) and {run.wall_s - timeline['span_s']:.2f} s before the first statement "
+                  f"and after the last (start-up and parse).", ""]
+    lines += ["| dbt node (or connection) | statements | Spark s | dbt s | events rows read |",
+              "| --- | ---: | ---: | ---: | ---: |"]
     for name, d in per.items():
         dbt = dbt_s.get(name)
         lines.append(f"| {name} | {d['n']:.0f} | {d['ms'] / 1000:.2f} | "
