@@ -151,11 +151,11 @@ def test_a_kill_at_each_step_is_finished_by_the_next_run(make_project, spark_sql
 def test_a_rewrite_of_more_partitions_than_one_metastore_filter_holds(
         make_project, spark_sql: SparkSql, spark_server) -> None:
     """A rewrite that touches 161 partitions: a change replay and two upserts (one date
-    column; an integer and a date column), the null partition among them. Spark hands the metastore the
-    partition predicate, and an embedded Derby metastore fails on one of somewhere
-    between 110 and 150 terms ("Statement too complex"): a literal list of 161 partitions stopped
-    these writes, or, with the fallback conf, made Spark fetch every partition's metadata.
-    The write layer names such a set by a range and a set test
+    column; an integer and a date column), the null partition among them. Spark hands the
+    metastore the partition predicate, and an embedded Derby metastore fails on one of
+    somewhere between 110 and 150 terms ("Statement too complex"): a literal list of 161
+    partitions stopped these writes, or, with the fallback conf, made Spark fetch every
+    partition's metadata. The write layer names such a set by a range and a set test
     (_partition_set_predicate). Each table equals its rebuild, and no scan of a target
     lists a file it does not read."""
     from benchmarks.metrics import SqlMetrics
