@@ -156,9 +156,12 @@ class CaseResult:
 
 
 # ----------------------------------------------------------------------------- server
-def start_server(workdir: Path, driver_memory: str, event_log: Path) -> Any:
+def start_server(workdir: Path, driver_memory: str, event_log: Path,
+                 conf: dict[str, str] | None = None) -> Any:
     """The harness's Thrift server, with more driver memory, a longer SQL UI history and
-    an event log in ``event_log`` (rows of every scan that ran: ``EventLog``)."""
+    an event log in ``event_log`` (rows of every scan that ran: ``EventLog``). ``conf``
+    (``--server-conf``) comes last on the command line, so it overrides the harness's own
+    settings (the last ``--conf`` of a key wins)."""
     from tests.harness.spark import ThriftServer
 
     event_log.mkdir(parents=True, exist_ok=True)
@@ -182,7 +185,7 @@ def start_server(workdir: Path, driver_memory: str, event_log: Path) -> Any:
                      "--conf", f"spark.eventLog.dir={event_log.as_uri()}"]
             return cmd[:at] + extra + cmd[at:]
 
-    return BenchServer.start(workdir)
+    return BenchServer.start(workdir, conf=conf)
 
 
 # ----------------------------------------------------------------------------- the bench
@@ -1159,6 +1162,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--var", dest="dbt_var", action="append", default=[], metavar="NAME=VALUE",
                    help="a dbt var for every run, as text (as users pass them through env_var), "
                         "e.g. spark_incremental__session_filter_buckets=341; repeatable")
+    p.add_argument("--server-conf", action="append", default=[], metavar="KEY=VALUE",
+                   help="a Spark conf for the bench's own Thrift server, after the test harness's "
+                        "(which it overrides), e.g. spark.sql.filesourceTableRelationCacheSize=1000; "
+                        "repeatable")
     p.add_argument("--schema-prefix", default="bench")
     p.add_argument("--driver-memory", default="4g")
     p.add_argument("--results-dir", type=Path, default=RESULTS_DIR)
@@ -1207,6 +1214,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if bad:
         p.error(f"--var takes NAME=VALUE, got {bad}")
     a.dbt_vars = {k.strip(): v for k, v in (x.split("=", 1) for x in a.dbt_var)}
+    bad = [v for v in a.server_conf if "=" not in v or not v.split("=", 1)[0].strip().startswith("spark.")]
+    if bad:
+        p.error(f"--server-conf takes spark.KEY=VALUE, got {bad}")
+    a.server_confs = {k.strip(): v.strip() for k, v in (x.split("=", 1) for x in a.server_conf)}
+    if a.server_confs and a.port is not None:
+        p.error("--server-conf sets the bench's own server: not with --port")
     if a.lifecycle_days < 0:
         p.error(f"--lifecycle-days must be 0 or more, got {a.lifecycle_days}")
     if (a.port is None) != (a.ui_url is None):
@@ -1254,7 +1267,8 @@ def _main(args: argparse.Namespace) -> int:
     try:
         if args.port is None:
             log(f"starting a Spark Thrift server under {workdir}")
-            server = start_server(workdir / "spark", args.driver_memory, workdir / "eventlog")
+            server = start_server(workdir / "spark", args.driver_memory, workdir / "eventlog",
+                                  conf=args.server_confs)
             host, port, ui_url = server.host, server.port, server.ui_url
             log(f"  Spark {server.spark_version} on port {port}, UI {ui_url} "
                 f"(started in {server.started_in_s:.0f} s)")

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from benchmarks import run
+from benchmarks import dbt_python_time, run
+from tests.harness.dbt import DbtProject
 
 
 def _number(x: Any) -> bool:
@@ -68,3 +69,38 @@ def test_raw_json_gives_back_the_cases() -> None:
     assert len(cases) == len(raw["results"]) > 0
     for case, entry in zip(cases, raw["results"]):
         assert json.loads(json.dumps(case.to_dict(), default=str)) == entry
+
+
+def test_server_conf_reaches_only_the_bench_own_server() -> None:
+    """`--server-conf spark.KEY=VALUE` is checked when parsed; a server the bench did not
+    start (`--port`) is not the bench's to configure."""
+    args = run.parse_args(["--quick", "--server-conf", "spark.sql.shuffle.partitions=200",
+                           "--server-conf", "spark.sql.filesourceTableRelationCacheSize = 1000"])
+    assert args.server_confs == {"spark.sql.shuffle.partitions": "200",
+                                 "spark.sql.filesourceTableRelationCacheSize": "1000"}
+    for bad in (["--server-conf", "shuffle=4"], ["--server-conf", "spark.sql.shuffle.partitions"],
+                ["--server-conf", "spark.sql.shuffle.partitions=4", "--port", "1", "--ui-url", "http://x"]):
+        with pytest.raises(SystemExit):
+            run.parse_args(["--quick", *bad])
+
+
+def test_dbt_python_time_times_the_package_templates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The profiler hooks where dbt compiles a macro: an operation that checks the
+    package's vars (no statement, no connection) compiles the package's templates, each
+    timed once, in a call that starts from no compiled template."""
+    project = DbtProject(tmp_path / "project", "127.0.0.1", 1, "t_python_time")
+    for key, value in project.env().items():
+        if value is None:
+            monkeypatch.delenv(key, raising=False)
+        else:
+            monkeypatch.setenv(key, value)
+    monkeypatch.chdir(project.project_dir)
+    for _ in range(2):  # the second call compiles again: the process's cache was dropped
+        found = dbt_python_time.profile_dbt(project.cli_args(
+            ("run-operation", "spark_incremental.validate_config_vars"), None))
+        assert found.success
+        package = [c for c in found.compiled if c.unique_id.startswith(dbt_python_time.PACKAGE_PREFIX)]
+        assert package and all(c.seconds > 0 and c.characters > 0 for c in package)
+        assert len({c.unique_id for c in found.compiled}) == len(found.compiled)
+        assert 0 < found.compile_s() < found.wall_s
+        assert "the package's" in found.summary()
