@@ -119,11 +119,18 @@ def _threads_scenario(make: Callable[[str], DbtProject], sql: Any,
 
 @pytest.fixture(scope="module")
 def single_session_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ThriftServer]:
-    """A Thrift server where every connection shares one SparkSession."""
+    """A Thrift server where every connection shares one SparkSession, with Spark's cache of
+    table relations on, as a production server has it (1,000 per session). The harness
+    turns that cache off because its own long-lived session must see what dbt's sessions
+    rewrote; here there is one session, and each write refreshes the relation it wrote."""
     server = ThriftServer.start(tmp_path_factory.mktemp("spark_single_session"),
                                 timeout_s=float(os.environ.get("SPARK_INCREMENTAL_SERVER_TIMEOUT", "300")),
-                                conf={"spark.sql.hive.thriftServer.singleSession": "true"})
+                                conf={"spark.sql.hive.thriftServer.singleSession": "true",
+                                      "spark.sql.filesourceTableRelationCacheSize": "1000"})
     try:
+        with SparkSql(server.host, server.port) as sql:  # the last --conf of a key wins
+            assert sql.query("set spark.sql.filesourceTableRelationCacheSize") == [
+                ("spark.sql.filesourceTableRelationCacheSize", "1000")]
         yield server
     finally:
         server.stop()
