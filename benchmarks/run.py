@@ -160,8 +160,8 @@ def start_server(workdir: Path, driver_memory: str, event_log: Path,
                  conf: dict[str, str] | None = None) -> Any:
     """The harness's Thrift server, with more driver memory, a longer SQL UI history and
     an event log in ``event_log`` (rows of every scan that ran: ``EventLog``). ``conf``
-    (``--server-conf``) comes last on the command line, so it overrides the harness's own
-    settings (the last ``--conf`` of a key wins)."""
+    (``--server-conf``) comes last on the command line, so it overrides the harness's
+    settings and these (the last ``--conf`` of a key wins)."""
     from tests.harness.spark import ThriftServer
 
     event_log.mkdir(parents=True, exist_ok=True)
@@ -182,10 +182,11 @@ def start_server(workdir: Path, driver_memory: str, event_log: Path,
                      # one plain file (Spark 4 rolls and compresses by default)
                      "--conf", "spark.eventLog.rolling.enabled=false",
                      "--conf", "spark.eventLog.compress=false",
-                     "--conf", f"spark.eventLog.dir={event_log.as_uri()}"]
+                     "--conf", f"spark.eventLog.dir={event_log.as_uri()}",
+                     *[arg for key, value in (conf or {}).items() for arg in ("--conf", f"{key}={value}")]]
             return cmd[:at] + extra + cmd[at:]
 
-    return BenchServer.start(workdir, conf=conf)
+    return BenchServer.start(workdir)
 
 
 # ----------------------------------------------------------------------------- the bench
@@ -1163,8 +1164,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="a dbt var for every run, as text (as users pass them through env_var), "
                         "e.g. spark_incremental__session_filter_buckets=341; repeatable")
     p.add_argument("--server-conf", action="append", default=[], metavar="KEY=VALUE",
-                   help="a Spark conf for the bench's own Thrift server, after the test harness's "
-                        "(which it overrides), e.g. spark.sql.filesourceTableRelationCacheSize=1000; "
+                   help="a Spark conf for the bench's own Thrift server, after the test harness's and "
+                        "the bench's own (which it overrides), e.g. spark.sql.filesourceTableRelationCacheSize=1000; "
                         "repeatable")
     p.add_argument("--schema-prefix", default="bench")
     p.add_argument("--driver-memory", default="4g")
