@@ -359,6 +359,80 @@ def test_parquet_upsert_moves_rows_between_partitions_and_recovers(
     assert leftovers(spark_sql, project) == []
 
 
+# ------------------------------------------------- the target's description
+LISTED_TABLES = {
+    # every type the listing spells one to one, names with a space, a colon, a comma and
+    # a backquote, two partition columns and the dynamic overwrite option
+    "listed_wide": "(`a b` string, n decimal(12,3), big bigint, small smallint, tiny tinyint, i int,"
+                   " f float, dbl double, ok boolean, raw binary, ts timestamp, ntz timestamp_ntz,"
+                   " day date, `we:ird, na``me` string) using parquet partitioned by (day, `we:ird, na``me`)"
+                   " options ('partitionOverwriteMode' = 'dynamic')",
+    "listed_plain": "(id int, v string) using parquet",
+    # a nested type: the listing names it `array` only, so a statement describes it
+    "listed_nested": "(id int, tags array<string>, kv map<string, int>) using parquet",
+}
+
+
+def test_the_listing_describes_a_table_as_describe_does(project: DbtProject, spark_sql: SparkSql) -> None:
+    """_managed_listed_describe (dbt's listing of the schema, no statement) gives what
+    _managed_describe (`describe table extended`) gives, or none where it cannot."""
+    spark_sql.execute(f"create schema if not exists {project.schema}")
+    for name, ddl in LISTED_TABLES.items():
+        spark_sql.execute(f"create table {project.relation(name)} {ddl}")
+    project.write_file("macros/listing_cases.sql", """
+{% macro listing_cases(names) %}
+  {%- for name in names -%}
+    {%- set relation = adapter.get_relation(database=none, schema=target.schema, identifier=name) -%}
+    {%- set listed = spark_incremental._managed_listed_describe(relation) -%}
+    {%- set described = spark_incremental._managed_describe(relation) -%}
+    {%- do spark_incremental._log('listing ' ~ name ~ ' | ' ~ tojson(listed) ~ ' | ' ~ tojson(described)) -%}
+  {%- endfor -%}
+{% endmacro %}
+""")
+    result = project.run("run-operation", "listing_cases", "--args", json.dumps({"names": list(LISTED_TABLES)}))
+    got = {}
+    for line in result.pkg_lines():
+        if line.startswith(PREFIX + "listing "):
+            name, listed, described = line[len(PREFIX) + 8:].split(" | ")
+            got[name] = (json.loads(listed), json.loads(described))
+    assert set(got) == set(LISTED_TABLES)
+    wide, plain, nested = got["listed_wide"], got["listed_plain"], got["listed_nested"]
+    assert wide[0] == wide[1]
+    assert wide[0]["partition_by"] == ["day", "we:ird, na`me"] and wide[0]["dynamic_overwrite"] is True
+    assert ["ntz", "timestamp_ntz"] in wide[0]["columns"] and ["n", "decimal(12,3)"] in wide[0]["columns"]
+    assert plain[0] == plain[1] == {"columns": [["id", "int"], ["v", "string"]], "partition_by": [],
+                                    "dynamic_overwrite": False}
+    assert nested[0] is None and ["tags", "array<string>"] in nested[1]["columns"]
+
+
+def test_an_upsert_describes_its_target_only_when_the_listing_cannot(
+        project: DbtProject, spark_sql: SparkSql) -> None:
+    """An incremental run takes the target's columns from dbt's listing (one statement
+    fewer); after a pre-hook (which may have changed the table) it describes the table."""
+    batch = project.relation("batch_src")
+    spark_sql.create_table(batch, COLS, [(1, "a", D(2020, 1, 1)), (2, "b", D(2020, 1, 2))])
+    config: dict[str, Any] = {"unique_key": "id", "partition_by": "ds"}
+    project.write_model("u_listed", model_sql(config, f"select * from {batch}"))
+    run(project, ["u_listed"])
+    describe = f"describe table extended {project.relation('u_listed')}"
+
+    def described(result: DbtResult) -> bool:
+        return any(describe in line for line in result.debug_lines)
+
+    expected = {1: (1, "a", D(2020, 1, 1)), 2: (2, "b", D(2020, 1, 2))}
+    for hook, change in [(None, [(2, "b2", D(2020, 1, 3)), (3, "c", D(2020, 1, 2))]),
+                         ("select 1", [(1, "a2", D(2020, 1, 2))])]:
+        spark_sql.execute(f"truncate table {batch}")
+        spark_sql.insert_rows(batch, COLS, change)
+        expected.update({r[0]: r for r in change})
+        if hook:
+            project.write_model("u_listed", model_sql({**config, "pre_hook": hook}, f"select * from {batch}"))
+        result = run(project, ["u_listed"])
+        assert action(result, "u_listed").startswith(f"upserted {len(change)} row")
+        assert described(result) == bool(hook), result.tail(20)
+        assert rows(spark_sql, project.relation("u_listed")) == sorted(expected.values())
+
+
 # ------------------------------------------------- incremental indicator + grace
 BIG = 10 ** 30
 

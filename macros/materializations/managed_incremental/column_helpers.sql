@@ -42,6 +42,63 @@
 {%- endmacro %}
 
 
+{#- The same description as _managed_describe, read from dbt's listing of the schema
+    (`show table extended`, run once per invocation) instead of a statement; none when the
+    listing cannot stand in for `describe table extended`:
+    - no listing text (a table created or renamed in this invocation), or the text of
+      another table (its `Table:` line names another);
+    - a table format (delta, iceberg, hudi) or a view: their catalog schema is not the
+      table's own;
+    - a column whose type the listing spells otherwise than Spark SQL and cannot be mapped
+      back one to one: nested types (array, map, struct), intervals, anything unknown.
+    The listing spells a char/varchar column as string, as the model's query reads it
+    (only DDL outside the package makes such a column). The caller uses it only where
+    nothing changed the table since the listing in this node (no recovery, no pre-hook):
+    a table another invocation changed in between is the relation cache's own limit,
+    which dbt has for every relation it lists. -#}
+{% macro _managed_listed_describe(relation) -%}
+  {%- set re = modules.re -%}
+  {%- set text = (relation.information or '') if relation is not none else '' -%}
+  {%- set table = re.search('(?m)^Table: (.*)$', text) -%}
+  {%- set provider = re.search('(?m)^Provider: (.*)$', text) -%}
+  {%- set kind = re.search('(?m)^Type: (.*)$', text) -%}
+  {%- if table is none or table.group(1) | lower != relation.identifier | lower
+        or provider is none or provider.group(1) | trim | lower in ['delta', 'iceberg', 'hudi']
+        or kind is none or kind.group(1) | trim | upper not in ['MANAGED', 'EXTERNAL']
+        or '\nSchema: root\n' not in text -%}
+    {{- return(none) -}}
+  {%- endif -%}
+  {#- the listing's type names (StructType.treeString) and Spark SQL's for them -#}
+  {%- set sql_types = {'string': 'string', 'long': 'bigint', 'integer': 'int', 'short': 'smallint',
+      'byte': 'tinyint', 'float': 'float', 'double': 'double', 'boolean': 'boolean',
+      'binary': 'binary', 'date': 'date', 'timestamp': 'timestamp', 'timestamp_ntz': 'timestamp_ntz'} -%}
+  {%- set schema_lines = text.split('\nSchema: root\n')[1].split('\n') -%}
+  {%- set columns = [] -%}
+  {%- for line in schema_lines if line.startswith(' |') -%}
+    {%- set found = re.match('^ [|]-- (.*): ([a-z_]+|decimal[(][0-9]+,[0-9]+[)]) [(]nullable = (true|false)[)]$', line) -%}
+    {%- set data_type = sql_types.get(found.group(2)) if found and not found.group(2).startswith('decimal') else (found.group(2) if found else none) -%}
+    {%- if data_type is none -%}
+      {{- return(none) -}}
+    {%- endif -%}
+    {%- do columns.append((found.group(1), data_type)) -%}
+  {%- endfor -%}
+  {%- if columns | length == 0 -%}
+    {{- return(none) -}}
+  {%- endif -%}
+  {%- set partition_by = [] -%}
+  {%- set partition_line = re.search('(?m)^Partition Columns: \\[(.*)\\]$', text) -%}
+  {%- if partition_line -%}
+    {%- for quoted in re.findall('`((?:[^`]|``)*)`', partition_line.group(1)) -%}
+      {%- do partition_by.append(quoted | replace('``', '`')) -%}
+    {%- endfor -%}
+  {%- endif -%}
+  {%- set storage = re.search('(?m)^Storage Properties: (.*)$', text) -%}
+  {{- return({'columns': columns, 'partition_by': partition_by,
+              'dynamic_overwrite': storage is not none and re.search(
+                  '(^|[\\[ ,])partitionOverwriteMode=dynamic([\\],]|$)', storage.group(1) | trim) is not none}) -}}
+{%- endmacro %}
+
+
 {#- Names of (name, type) columns joined for a select list, with an optional alias. -#}
 {% macro _managed_column_list(columns, alias=none) -%}
   {%- set prefix = alias ~ '.' if alias else '' -%}

@@ -53,7 +53,11 @@
 
   {%- set target_desc = none -%}
   {%- if plan.is_incremental or plan.action == 'apply_changes' -%}
-    {%- set target_desc = spark_incremental._managed_check_target(cfg, state, target, query_columns) -%}
+    {#- the listing's description when nothing in this node changed the table since dbt
+        listed it (no recovery, no pre-hook): one statement fewer -#}
+    {%- set listed = spark_incremental._managed_exists(target)
+        if current.recovered | length == 0 and pre_hooks | length == 0 else none -%}
+    {%- set target_desc = spark_incremental._managed_check_target(cfg, state, target, query_columns, listed) -%}
   {%- endif -%}
 
   {%- if target_desc is not none -%}
@@ -107,9 +111,14 @@
 
 {#- Before an incremental write: the target's columns are brought in line with the
     query's as on_schema_change / forward_only say (_on_schema_change_apply, or the run
-    stops), and the along column must keep its type. Returns the target's description. -#}
-{% macro _managed_check_target(cfg, state, target, query_columns) -%}
-  {%- set target_desc = spark_incremental._managed_describe(target) -%}
+    stops), and the along column must keep its type. Returns the target's description:
+    from dbt's listing of `listed` (the target's cached relation) when it can stand in
+    (_managed_listed_describe), else from a statement. -#}
+{% macro _managed_check_target(cfg, state, target, query_columns, listed=none) -%}
+  {%- set target_desc = spark_incremental._managed_listed_describe(listed) if listed is not none else none -%}
+  {%- if target_desc is none -%}
+    {%- set target_desc = spark_incremental._managed_describe(target) -%}
+  {%- endif -%}
   {%- set changed = spark_incremental._on_schema_change_apply(cfg, target, target_desc.columns, query_columns) -%}
   {%- if changed -%}
     {%- do spark_incremental._log(cfg.model ~ ': ' ~ changed) -%}
