@@ -433,6 +433,32 @@ def test_an_upsert_describes_its_target_only_when_the_listing_cannot(
         assert rows(spark_sql, project.relation("u_listed")) == sorted(expected.values())
 
 
+def test_a_table_rebuilt_after_the_listing_is_written_by_name(project: DbtProject, spark_sql: SparkSql) -> None:
+    """Another run rebuilds the target with its columns in another order after this run's
+    listing (the relation cache's limit): the upsert, which takes the description from
+    the listing, still writes every value into its own column (`insert ... by name`)."""
+    batch = project.relation("batch_src")
+    cols = {"id": "int", "v": "string", "w": "string", "ds": "date"}
+    spark_sql.create_table(batch, cols, [(1, "v1", "w1", D(2020, 1, 1)), (2, "v2", "w2", D(2020, 1, 2))])
+    project.write_model("u_race", model_sql({"unique_key": "id", "partition_by": "ds"}, f"select * from {batch}"))
+    run(project, ["u_race"])
+    target = project.relation("u_race")
+    spark_sql.execute(f"truncate table {batch}")
+    spark_sql.insert_rows(batch, cols, [(2, "v2b", "w2b", D(2020, 1, 2)), (3, "v3", "w3", D(2020, 1, 2))])
+
+    def rebuild_reordered(line: str) -> None:
+        if "START sql managed_incremental model" in line and target in line:
+            spark_sql.execute(f"create table {target}_reordered using parquet partitioned by (ds)"
+                              f" options ('partitionOverwriteMode' = 'dynamic') as select id, w, v, ds from {target}")
+            spark_sql.execute(f"drop table {target}")
+            spark_sql.execute(f"alter table {target}_reordered rename to {target}")
+
+    result = project.run("run", "--select", "u_race", on_line=rebuild_reordered)
+    assert not any(f"describe table extended {target}" in line for line in result.debug_lines)
+    assert rows(spark_sql, target, "id, v, w, ds") == [
+        (1, "v1", "w1", D(2020, 1, 1)), (2, "v2b", "w2b", D(2020, 1, 2)), (3, "v3", "w3", D(2020, 1, 2))]
+
+
 # ------------------------------------------------- incremental indicator + grace
 BIG = 10 ** 30
 

@@ -61,7 +61,10 @@ as
     overwrite, set as the table's option unless target_desc says it is set), then drop the affected partitions that ended up
     empty. Unpartitioned: the whole table. Idempotent, so recovery can run it again.
     maybe_empty: the partitions that may end up empty (list of value lists), or none
-    when unknown (recovery: all of the apply table's partitions are checked). -#}
+    when unknown (recovery: all of the apply table's partitions are checked).
+    The insert matches columns by name (`by name`), not by position: a target whose columns
+    are not those of target_desc (another run rebuilt it after this one read its
+    description) fails the write instead of filling one column with another's values. -#}
 {% macro _managed_apply_overwrite(target, apply, target_desc, maybe_empty=none) -%}
   {%- set recovering = maybe_empty is none -%}
   {%- set columns = target_desc.columns -%}
@@ -76,7 +79,7 @@ where not __si_marker
     {%- if not recovering -%}
       {%- do spark_incremental._managed_fault('before_overwrite') -%}
     {%- endif -%}
-    {%- do adapter.execute('insert overwrite table ' ~ target ~ '\n' ~ select_sql, fetch=false) -%}
+    {%- do adapter.execute('insert overwrite table ' ~ target ~ ' by name\n' ~ select_sql, fetch=false) -%}
     {%- if not recovering -%}
       {%- do spark_incremental._managed_fault('after_write') -%}
     {%- endif -%}
@@ -101,7 +104,7 @@ where not __si_marker
   {%- if not target_desc.get('dynamic_overwrite') -%}
     {%- do spark_incremental._ensure_dynamic_overwrite(target) -%}
   {%- endif -%}
-  {%- do adapter.execute('insert overwrite table ' ~ target ~ ' partition (' ~ names | join(', ') ~ ')\n' ~ select_sql, fetch=false) -%}
+  {%- do adapter.execute('insert overwrite table ' ~ target ~ ' partition (' ~ names | join(', ') ~ ') by name\n' ~ select_sql, fetch=false) -%}
   {%- set emptied = [] -%}
   {%- for row in partitions if row[names | length] == 0 -%}
     {%- set spec = [] -%}
