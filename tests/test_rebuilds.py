@@ -323,6 +323,31 @@ def test_full_refresh_false_refuses_an_automatic_rebuild(make_project, spark_sql
 
 
 # ----------------------------------------------------------------------------- every path
+def test_a_run_table_rebuilt_after_the_listing_is_written_by_name(
+        make_project: Callable[..., DbtProject], spark_sql: SparkSql) -> None:
+    """Another run rebuilds `events_this_run` with two text columns swapped after this
+    run's listing, which still says the table has this run's shape: the rewrite in place
+    writes each value into its own column (`by name`), so the history equals one full run.
+    A positional insert put event names in page_url and the other way round."""
+    project = _project(make_project, spark_sql)
+    project.run("run", vars=_now(datetime(2021, 1, 4)))
+    relation = project.relation("spark_incremental_base_events_this_run")
+
+    def rebuild_swapped(line: str) -> None:
+        if "START sql" in line and f"{relation} " in line:
+            columns = [row[0] for row in spark_sql.query(f"describe {relation}") if row[0] and not row[0].startswith("#")]
+            swapped = {"event_name": "page_url", "page_url": "event_name"}
+            spark_sql.execute(f"create table {relation}_swapped using parquet as select "
+                              + ", ".join(swapped.get(name, name) for name in columns) + f" from {relation}")
+            spark_sql.execute(f"drop table {relation}")
+            spark_sql.execute(f"alter table {relation}_swapped rename to {relation}")
+
+    result = project.run("run", vars=_now(datetime(2021, 1, 6)), on_line=rebuild_swapped)
+    assert any(f"insert overwrite table {relation} by name" in line for line in result.debug_lines)
+    _catch_up(project, 2)
+    _assert_equals_one_full_run(make_project, spark_sql, project)
+
+
 def _late_session(rows: list[tuple]) -> str:
     """A session whose events all lie in the 5 hours before the last event, not holding it:
     loaded late, it is older than last_success but inside the lookback window."""

@@ -12,7 +12,8 @@
     A run with new events rewrites a listed table of the same shape that no run with
     nothing new built (no empty_sql_md5) in place, with one insert overwrite: the same
     rows as drop + create table as, one statement fewer (the columns are the same, in the
-    same order, as the shape md5 says). Any other table is dropped and created.
+    same order, as the shape md5 says; written by name all the same, since the listing
+    may predate another run's rebuild). Any other table is dropped and created.
     Both properties are read from dbt's start-of-run listing. Config: file_format
     (default parquet); a parquet table is written without dictionary encoding
     (_scratch_table_options: it is read back once, by the run). -#}
@@ -50,8 +51,10 @@
   {%- if kept.message is not none -%}
     {%- call noop_statement('main', kept.message) -%}{%- endcall -%}
   {%- elif rewrite -%}
+    {#- by name: columns in another order (another run rebuilt the table after this
+        one's listing) are still written each into its own -#}
     {%- call statement('main') -%}
-      insert overwrite table {{ target_relation }}
+      insert overwrite table {{ target_relation }} by name
       select * from (
       {{ compiled_code }}
       ) as si_run_table
