@@ -24,7 +24,7 @@
       {#- clean adds: nothing of the target is read or rewritten -#}
       {%- set counted = spark_incremental._fetch_rows('select count(*) from (' ~ in_model ~ ') as si_counted') -%}
       {%- if counted[0][0] > 0 -%}
-        {%- do adapter.execute('insert into table ' ~ target ~ '\n' ~ in_model, fetch=false) -%}
+        {%- do adapter.execute('insert into table ' ~ target ~ ' by name\n' ~ in_model, fetch=false) -%}
       {%- endif -%}
       {%- do result.update({'rows': result.rows + counted[0][0]}) -%}
       {%- do actions.append('added ' ~ counted[0][0] ~ ' rows where ' ~ operation.condition) -%}

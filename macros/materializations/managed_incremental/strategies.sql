@@ -130,11 +130,12 @@ as
 {%- endmacro %}
 
 
-{#- insert into the target the rows of `body`, in the target's column order (the one
-    insert of the append and insert paths), then the after_write test hook. -#}
+{#- insert into the target the rows of `body`, its columns matched by name (the one
+    insert of the append and insert paths; target_desc may come from dbt's listing, which
+    another run's rebuild can have reordered since), then the after_write test hook. -#}
 {% macro _managed_insert_rows(target, body, target_desc) -%}
   {%- set insert_sql -%}
-insert into table {{ target }}
+insert into table {{ target }} by name
 select
         {{ spark_incremental._managed_column_list(target_desc.columns) }}
 from (
