@@ -297,7 +297,7 @@ def test_no_new_events_means_an_empty_window(
         # (a set: Spark 3.5 reports a create table as and its insert as two executions)
         writes = {sql.split(" (")[0].split(" using ")[0] for sql in sqls
                   if sql.startswith(("insert overwrite", "drop table", "create table"))}
-        assert writes == ({f"insert overwrite table {relation} select * from"} if in_place
+        assert writes == ({f"insert overwrite table {relation} by name select * from"} if in_place
                           else {f"drop table if exists {relation}", f"create table {relation}"}), (model, sqls)
     # the window's newest session and load timestamps, which the end hook records, are read
     # with the sessions' time range in events_this_run's query: the end hook asks no query
