@@ -553,3 +553,129 @@ def test_a_replay_reads_only_the_scope_of_the_target(make_project, spark_sql: Sp
     assert last_plan(spark_sql, schema)["fct_sales_monthly"] == [("remove where", "(sales.date = '2024-01-03')")]
     assert scans and max(scan.rows for scan in scans) <= 20, [(s.partitions, s.rows, s.desc[:120]) for s in scans]
     assert all(scan.listed == scan.files for scan in scans), [(s.listed, s.files, s.desc[:120]) for s in scans]
+
+
+def test_a_day_removed_and_loaded_again_is_added_again(make_project, spark_sql: SparkSql) -> None:
+    """An operator removes a bad load of a day and loads the day again, describing each:
+    ADD_ROWS, REMOVE_ROWS, then ADD_ROWS with the first load's scope. The append_only model
+    is rebuilt by the removal (it cannot remove rows), and the day lies below its
+    high-water mark. The second ADD_ROWS is a new change, not a retry of the first (the
+    model holds no row in its scope), and its rows are added. (The state alone used to
+    tell a retry, and the reload was skipped: its rows were missing.)"""
+    project = make_project()
+    schema = project.schema
+    with_plan_hook(project)
+    names = ["fct_sales", "fct_sales_append"]
+    write_models(project, names)
+    sales = [(1, "P1", 10, d("2024-01-01")), (2, "P2", 20, d("2024-01-03"))]
+    products = [("P1", "A"), ("P2", "B")]
+    set_sources(spark_sql, schema, sales, products)
+    project.run("run", "-s", *names, vars={"spark_incremental__now": NOW})
+    day = {"table": "sales", "type": "ADD_ROWS", "scope": "sales.date = '2024-01-02'"}
+
+    sales += [(3, "P1", 1, d("2024-01-02")), (4, "P2", 2, d("2024-01-02"))]
+    set_sources(spark_sql, schema, sales, products)
+    run_changes(project, [day], tuple(names))
+    assert_equals_rebuild(spark_sql, schema, names)
+    assert last_plan(spark_sql, schema)["fct_sales_append"] == [("add rows where", "(sales.date = '2024-01-02')")]
+
+    sales = [row for row in sales if row[3] != d("2024-01-02")]
+    set_sources(spark_sql, schema, sales, products)
+    run_changes(project, [{"table": "sales", "type": "REMOVE_ROWS", "scope": "sales.date = '2024-01-02'"}], tuple(names))
+    assert_equals_rebuild(spark_sql, schema, names)
+    assert last_plan(spark_sql, schema)["fct_sales_append"][0][0] == "full refresh"
+
+    sales += [(5, "P1", 7, d("2024-01-02"))]
+    set_sources(spark_sql, schema, sales, products)
+    result = run_changes(project, [day], tuple(names))
+    assert not any("already applied" in line for line in result.pkg_lines()), result.tail(40)
+    assert last_plan(spark_sql, schema)["fct_sales_append"] == [("add rows where", "(sales.date = '2024-01-02')")]
+    assert_equals_rebuild(spark_sql, schema, names)
+
+    # run again with the same description (a retry): its rows are held and recorded, so
+    # nothing is added twice
+    result = run_changes(project, [day], tuple(names))
+    assert any("were already applied to this model by an earlier run" in line for line in result.pkg_lines()), \
+        result.tail(40)
+    assert last_plan(spark_sql, schema)["fct_sales_append"][0][0] == "already added"
+    assert_equals_rebuild(spark_sql, schema, names)
+
+
+# append_only, left-joined to products: an added product changes rows the model holds
+FCT_SALES_APPEND_JOINED = """{{ config(materialized='managed_incremental',
+                  mutability={'type': 'append_only', 'type_params': {'along': 'date'}}) }}
+
+with
+
+sales as (
+    select * from {{ source('shop', 'sales') }}
+),
+
+products as (
+    select * from {{ source('shop', 'products') }}
+),
+
+final as (
+    select
+        sales.sale_id,
+        sales.product,
+        products.category,
+        sales.date
+    from sales
+    left join products on sales.product = products.product
+)
+
+select * from final
+"""
+
+
+def test_an_adding_model_that_holds_the_scope_is_rebuilt(make_project, spark_sql: SparkSql) -> None:
+    """A clean ADD_ROWS on a table that an append_only model outer-joins: the model already
+    holds rows in the scope (sales of the new product, category null), and it cannot
+    replace them. Appended, each such sale would be there twice (with and without its
+    category); the plan rebuilds the model and says why."""
+    project = make_project()
+    schema = project.schema
+    with_plan_hook(project)
+    project.write_model("changes_test/sources.yml", SOURCES_YML)
+    project.write_model("changes_test/fct_sales_append_joined", FCT_SALES_APPEND_JOINED)
+    sales = [(1, "P1", 10, d("2024-01-01")), (2, "P4", 20, d("2024-01-02"))]
+    products = [("P1", "A")]
+    set_sources(spark_sql, schema, sales, products)
+    select = ("fct_sales_append_joined",)
+    project.run("run", "-s", *select, vars={"spark_incremental__now": NOW})
+    products += [("P4", "D")]
+    set_sources(spark_sql, schema, sales, products)
+    result = run_changes(project, [{"table": "products", "type": "ADD_ROWS", "scope": "products.product = 'P4'"}], select)
+    plan = last_plan(spark_sql, schema)["fct_sales_append_joined"]
+    assert plan[0][0] == "full refresh", plan
+    assert "already holds rows in the scope of the ADD_ROWS on products" in plan[0][1], plan
+    assert "only ever adds rows, so it cannot replace them" in plan[0][1], plan
+    assert "full refresh" in result.text()
+    got = rows(spark_sql, f"select * from {fresh(spark_sql, f'{schema}.fct_sales_append_joined')}")
+    assert got == [(1, "P1", "A", d("2024-01-01")), (2, "P4", "D", d("2024-01-02"))], got
+
+
+def test_a_model_run_before_its_upstream_adds_the_rows_when_run_again(make_project, spark_sql: SparkSql) -> None:
+    """A described ADD_ROWS run first for part of the models, a model among them before its
+    upstream model (agg_by_date reads fct_sales), then for all with the same description,
+    as the plan's 'unselected' line asks. The first run adds nothing to agg_by_date
+    (fct_sales does not hold the rows yet); the second must add them, although the model's
+    state records the same description as applied (it holds no row in the scope)."""
+    project = make_project()
+    schema = project.schema
+    with_plan_hook(project)
+    names = ["fct_sales", "agg_by_date"]
+    write_models(project, names)
+    sales = [(1, "P1", 10, d("2024-01-01"))]
+    products = [("P1", "A")]
+    set_sources(spark_sql, schema, sales, products)
+    project.run("run", "-s", *names, vars={"spark_incremental__now": NOW})
+    sales += [(2, "P1", 5, d("2024-01-02"))]
+    set_sources(spark_sql, schema, sales, products)
+    change = [{"table": "sales", "type": "ADD_ROWS", "scope": "sales.date = '2024-01-02'"}]
+    run_changes(project, change, ("agg_by_date",))
+    assert rows(spark_sql, f"select * from {fresh(spark_sql, f'{schema}.agg_by_date')}") == [(d("2024-01-01"), 1, 10)]
+    run_changes(project, change, tuple(names))
+    assert last_plan(spark_sql, schema)["agg_by_date"] == [("add rows where", "(sales.date = '2024-01-02')")]
+    assert_equals_rebuild(spark_sql, schema, names)

@@ -1,13 +1,17 @@
 {#- The refresh plan of one managed_incremental model for the changes it reads, or none
-    when no change reaches it. A pure function of the changes, the graph and the model's
-    existing table, so the on-run-start hook and the materialization agree.
+    when no change reaches it. A function of the changes, the graph, the model's existing
+    table and its recorded state, read only, so the on-run-start hook and the
+    materialization agree.
     Returns {model, unique_id, full_refresh, reason, operations: [{operation, condition,
     scopes: [{alias, scope}]}], changes: [{table, type, scope}]}.
-    Operations: 'add rows where' (clean ADD_ROWS: insert the model's rows in the scope; a
-    replace when the model's table already holds rows in the scope, _table_holds_scope),
+    Operations: 'add rows where' (clean ADD_ROWS: insert the model's rows in the scope),
     'remove where' (clean REMOVE_ROWS: drop the model's rows in the scope), 'replace scope'
     (every other type: drop the model's rows in the scope and insert its rows in the scope
-    again, so nothing is counted twice), or one 'full refresh' with the reason. -#}
+    again, so nothing is counted twice), or one 'full refresh' with the reason. A clean
+    ADD_ROWS whose scope already holds rows of the model's table (_table_holds_scope) is a
+    'replace scope'; for a model whose mutability type only adds rows it is 'already added'
+    (nothing to do) when its state records these very changes as applied (a retry), and a
+    'full refresh' otherwise (_held_scope_of_an_adding_model). -#}
 {% macro _refresh_plan_for_node(node, changes) -%}
   {%- set hits = spark_incremental._changes_hitting(node, changes) -%}
   {%- if hits | length == 0 -%}
@@ -34,26 +38,36 @@
     {%- set operation = 'replace scope' -%}
     {%- set note = 'adds to ' ~ hits | length ~ ' tables: replaced, not appended, so joined rows are not counted twice' -%}
   {%- endif -%}
-  {%- set mutability = node.config.get('mutability') -%}
-  {%- if operation == 'add rows where'
-        and (mutability.get('type') if mutability is mapping else none) not in ['immutable', 'append_only', 'ds_append_only']
-        and spark_incremental._table_holds_scope(node, hits[0]) -%}
-    {#- the scope covers only added rows, so a model whose rows follow its source's holds
-        none in it yet; one that does derives rows in the scope from other rows too (an outer
-        join that now matches the added row, a group that already existed) or is a retry:
-        appended, the new rows would sit beside the old ones. A replace of the scope is
-        right in each case (a model whose mutability type only adds rows cannot remove:
-        it keeps the add, and a retry is told by its state) -#}
-    {%- set operation = 'replace scope' -%}
-    {%- set note = 'the model already holds rows in the scope (an outer join that the added rows now match,'
-        ~ ' a group that existed, or a retry): replaced, not appended, so no row is doubled' -%}
-  {%- endif -%}
   {%- set scopes = [] -%}
   {%- set texts = [] -%}
   {%- for change in hits -%}
     {%- do scopes.append({'alias': change.alias, 'scope': change.scope}) -%}
     {%- do texts.append('(' ~ change.scope ~ ')') -%}
   {%- endfor -%}
+  {%- if operation == 'add rows where' and spark_incremental._table_holds_scope(node, hits[0]) -%}
+    {#- the scope covers only added rows, so a model whose rows follow its source's holds
+        none in it yet; one that does derives rows in the scope from other rows too (an outer
+        join that now matches the added row, a group that already existed) or is a retry:
+        appended, the new rows would sit beside the old ones -#}
+    {%- set mutability = node.config.get('mutability') -%}
+    {%- set mutability_type = mutability.get('type') if mutability is mapping else none -%}
+    {%- if mutability_type not in ['immutable', 'append_only', 'ds_append_only'] -%}
+      {#- a replace of the scope is right in each case -#}
+      {%- set operation = 'replace scope' -%}
+      {%- set note = 'the model already holds rows in the scope (an outer join that the added rows now match,'
+          ~ ' a group that existed, or a retry): replaced, not appended, so no row is doubled' -%}
+    {%- else -%}
+      {%- set reason = spark_incremental._held_scope_of_an_adding_model(node, plan, texts | join(' or '), mutability_type) -%}
+      {%- if reason -%}
+        {%- do plan.update({'full_refresh': true, 'reason': reason}) -%}
+        {%- do plan.operations.append({'operation': 'full refresh', 'condition': none, 'scopes': [], 'reason': reason}) -%}
+        {{- return(plan) -}}
+      {%- endif -%}
+      {%- set operation = 'already added' -%}
+      {%- set note = "a retry: the model's state records these very changes as applied, and its table holds rows"
+          ~ ' in the scope; nothing is added twice' -%}
+    {%- endif -%}
+  {%- endif -%}
   {%- do plan.operations.append({'operation': operation, 'condition': texts | join(' or '), 'scopes': scopes, 'reason': note}) -%}
   {{- return(plan) -}}
 {%- endmacro %}
@@ -128,4 +142,26 @@
     limit 1
   {%- endset -%}
   {{- return(spark_incremental._fetch_rows(sql) | length > 0) -}}
+{%- endmacro %}
+
+
+{#- A model whose mutability type only adds rows (immutable, append_only, ds_append_only)
+    cannot replace a scope. When its table already holds rows in the scope of a clean
+    ADD_ROWS: '' when its state records these very changes as applied (a retry of a run
+    in which it added them: nothing to add), else why it is rebuilt (the rows come from an
+    outer join that the added rows now match, or from a run that added them and stopped
+    before recording it; appended, the rows would sit beside the old ones). The state, not
+    the description alone, tells a retry: a later ADD_ROWS with the same scope, after the
+    scope's rows were removed, holds no row and is added. -#}
+{% macro _held_scope_of_an_adding_model(node, plan, condition, mutability_type) -%}
+  {%- set state = spark_incremental._managed_read_state(node.name) -%}
+  {%- set identity = spark_incremental._changes_identity({'changes': plan.changes,
+      'operations': [{'operation': 'add rows where', 'condition': condition}]}) -%}
+  {%- if state is not none and (state.state or {}).get('changes_applied') == identity -%}
+    {{- return('') -}}
+  {%- endif -%}
+  {%- set tables = plan.changes | map(attribute='table') | join(', ') -%}
+  {{- return("the model's table already holds rows in the scope of the ADD_ROWS on " ~ tables
+      ~ ' (an outer join that the added rows now match, or a run that added them and stopped before recording'
+      ~ " it), and its mutability type '" ~ mutability_type ~ "' only ever adds rows, so it cannot replace them") -}}
 {%- endmacro %}

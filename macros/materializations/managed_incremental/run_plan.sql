@@ -127,14 +127,11 @@
 {%- endmacro %}
 
 
-{#- Did this model already add the rows of these very changes (its state records their
-    identity)? Only adding is not idempotent: a replaced or removed scope can be applied
-    again with the same result, so those are never skipped. -#}
-{% macro _changes_already_added(change_plan, state) -%}
-  {%- if state is none or change_plan.full_refresh -%}
-    {{- return(false) -}}
-  {%- endif -%}
-  {%- set adds = change_plan.operations | selectattr('operation', 'equalto', 'add rows where') | list -%}
-  {{- return(adds | length > 0
-      and (state.state or {}).get('changes_applied') == spark_incremental._changes_identity(change_plan)) -}}
+{#- Did this model already add the rows of these very changes? The refresh plan says so
+    ('already added': its table holds rows in the scope and its state records these
+    changes as applied, _held_scope_of_an_adding_model). Only adding is not idempotent: a
+    replaced or removed scope can be applied again with the same result. -#}
+{% macro _changes_already_added(change_plan) -%}
+  {{- return(not change_plan.full_refresh and change_plan.operations | length > 0
+      and change_plan.operations | rejectattr('operation', 'equalto', 'already added') | list | length == 0) -}}
 {%- endmacro %}
