@@ -1,0 +1,250 @@
+"""Seeded random histories of described changes: any mix of the six change types on a fact
+and a dimension table, kills at each step of a write followed by a retry, runs of part of
+the models followed by a run of all with the same description, repeated descriptions,
+plain runs and rebuilds leave every managed_incremental model equal to a full rebuild from
+the same sources (sorted rows, every column), after every step.
+
+``test_changes.py`` walks each path once, by hand. Here the seed draws the order, so a
+path meets the states that other paths leave behind: a day removed and loaded again with
+the same description, a retry after a kill in another model, an add on a dimension that a
+model outer-joins. Each description keeps the contract of its type
+(docs/changes_and_intervals.md): a clean ADD_ROWS or REMOVE_ROWS covers only the rows it
+adds or removes, an UPDATE_ROWS is scoped by a column it does not change, a dimension's
+removal is described dirty (the fact outer-joins it), and every run that describes a change
+is repeated, with the same description, until it succeeds for every model.
+
+The seeds: 3 in CI; ``SPARK_INCREMENTAL_CHANGE_SEEDS`` (comma-separated) runs others. A
+failure names its seed and the history drawn.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import random
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import pytest
+
+from tests.harness.dbt import DbtProject
+from tests.harness.sql import SparkSql
+from tests.test_changes import (
+    FCT_SALES_APPEND_JOINED, MODELS, NOW, PRODUCTS, SALES, SOURCES_YML, fresh, rows,
+)
+from tests.test_random_histories import History
+
+_CHOSEN = os.environ.get("SPARK_INCREMENTAL_CHANGE_SEEDS")
+SEEDS = [int(s) for s in _CHOSEN.split(",") if s.strip()] if _CHOSEN else [3]
+STEPS = 10
+FAIL_POINTS = ["after_stage", "before_overwrite", "after_write", "after_rename_old", "before_swap"]
+# model name -> reference SQL over the sources in schema {s}
+REFERENCES = {name: reference for name, (_, reference) in MODELS.items()} | {
+    "fct_sales_append_joined": "select s.sale_id, s.product, p.category, s.date from {s}.sales s "
+                               "left join {s}.products p on s.product = p.product",
+}
+NAMES = sorted(REFERENCES)
+ALL = ("--select", "path:models/changes_test")
+FIRST_DAY = dt.date(2024, 1, 1)
+DAYS = 8  # sales fall on these days: few enough that a day is removed and loaded again
+PRODUCTS_ALL = ["P1", "P2", "P3", "P4", "P5"]
+CATEGORIES = ["A", "B", "C", "D", "E", "F"]
+# (kind of change, weight)
+KINDS = [("add_day", 3), ("add_dirty", 2), ("update", 2), ("move", 1), ("remove_day", 2), ("remove_some", 2),
+         ("mixed", 2), ("product_update", 1), ("product_add", 1), ("product_remove", 1), ("two_tables", 1),
+         ("plain", 1), ("full_refresh", 1)]
+
+
+@dataclass
+class Sources:
+    """The source tables as this test keeps them (written to Spark whole at each step)."""
+
+    sales: list[tuple[int, str, int, dt.date]]
+    products: list[tuple[str, str]]
+    next_id: int = 100
+
+    def days(self) -> list[dt.date]:
+        return sorted({row[3] for row in self.sales})
+
+    def sale(self, rng: random.Random, day: dt.date) -> tuple[int, str, int, dt.date]:
+        self.next_id += 1
+        return (self.next_id, rng.choice(PRODUCTS_ALL), rng.randrange(1, 100), day)
+
+
+def _day(day: dt.date) -> str:
+    return f"'{day.isoformat()}'"
+
+
+def _in(values: list[Any]) -> str:
+    return ", ".join(str(v) if isinstance(v, int) else _day(v) if isinstance(v, dt.date) else f"'{v}'"
+                     for v in values)
+
+
+def _draw(rng: random.Random, src: Sources, kind: str) -> list[dict[str, str]] | None:
+    """Change the sources as `kind` says and return the description (None: a plain run or
+    a rebuild, no description; [] when the kind cannot apply now: drawn again)."""
+    days = src.days()
+    free = [FIRST_DAY + dt.timedelta(days=i) for i in range(DAYS) if FIRST_DAY + dt.timedelta(days=i) not in days]
+    if kind == "add_day":
+        if not free:
+            return []
+        day = rng.choice(free)
+        added = [src.sale(rng, day) for _ in range(rng.randint(1, 3))]
+        src.sales += added
+        scope = (f"sales.date = {_day(day)}" if rng.random() < 0.7
+                 else f"sales.sale_id in ({_in([row[0] for row in added])})")
+        return [{"table": "sales", "type": "ADD_ROWS", "scope": scope}]
+    if kind == "add_dirty":
+        if not days:
+            return []
+        added = [src.sale(rng, rng.choice(days)) for _ in range(rng.randint(1, 2))]
+        src.sales += added
+        return [{"table": "sales", "type": "ADD_ROWS_WITH_DIRTY_CONDITION",
+                 "scope": f"sales.date >= {_day(min(row[3] for row in added))}"}]
+    if kind == "update":
+        if not src.sales:
+            return []
+        chosen = rng.sample(src.sales, min(len(src.sales), rng.randint(1, 2)))
+        ids = {row[0] for row in chosen}
+        src.sales = [(i, p, a + 1000, d) if i in ids else (i, p, a, d) for i, p, a, d in src.sales]
+        scope = (f"sales.sale_id in ({_in(sorted(ids))})" if rng.random() < 0.5
+                 else f"sales.date in ({_in(sorted({row[3] for row in chosen}))})")
+        return [{"table": "sales", "type": "UPDATE_ROWS", "scope": scope}]
+    if kind == "move":  # a sale's date changes: the scope lists its old and new value
+        if not src.sales:
+            return []
+        moved = rng.choice(src.sales)
+        day = FIRST_DAY + dt.timedelta(days=rng.randrange(DAYS))
+        src.sales = [(i, p, a, day) if i == moved[0] else (i, p, a, d) for i, p, a, d in src.sales]
+        return [{"table": "sales", "type": "MIXED_CHANGES", "scope": f"sales.date in ({_in(sorted({moved[3], day}))})"}]
+    if kind == "remove_day":
+        if len(days) < 2:
+            return []
+        day = rng.choice(days)
+        src.sales = [row for row in src.sales if row[3] != day]
+        return [{"table": "sales", "type": "REMOVE_ROWS", "scope": f"sales.date = {_day(day)}"}]
+    if kind == "remove_some":
+        if len(src.sales) < 3:
+            return []
+        gone = rng.choice(src.sales)
+        src.sales = [row for row in src.sales if row[0] != gone[0]]
+        if rng.random() < 0.5:
+            return [{"table": "sales", "type": "REMOVE_ROWS", "scope": f"sales.sale_id = {gone[0]}"}]
+        return [{"table": "sales", "type": "REMOVE_ROWS_WITH_DIRTY_CONDITION", "scope": f"sales.date = {_day(gone[3])}"}]
+    if kind == "mixed":  # an add, an update and a removal, inside a set of days
+        if len(src.sales) < 3:
+            return []
+        updated, gone = rng.sample(src.sales, 2)
+        day = FIRST_DAY + dt.timedelta(days=rng.randrange(DAYS))
+        src.sales = [(i, p, a + 7, d) if i == updated[0] else (i, p, a, d) for i, p, a, d in src.sales
+                     if i != gone[0]]
+        src.sales.append(src.sale(rng, day))
+        return [{"table": "sales", "type": "MIXED_CHANGES",
+                 "scope": f"sales.date in ({_in(sorted({updated[3], gone[3], day}))})"}]
+    if kind == "product_update":
+        if not src.products:
+            return []
+        product = rng.choice(src.products)[0]
+        category = rng.choice(CATEGORIES)
+        src.products = [(p, category if p == product else c) for p, c in src.products]
+        return [{"table": "products", "type": "UPDATE_ROWS", "scope": f"products.product = '{product}'"}]
+    if kind == "product_add":
+        missing = [p for p in PRODUCTS_ALL if p not in {row[0] for row in src.products}]
+        if not missing:
+            return []
+        product = rng.choice(missing)
+        src.products.append((product, rng.choice(CATEGORIES)))
+        return [{"table": "products", "type": "ADD_ROWS", "scope": f"products.product = '{product}'"}]
+    if kind == "product_remove":  # the fact outer-joins it: described dirty (the docs say so)
+        if len(src.products) < 2:
+            return []
+        product = rng.choice(src.products)[0]
+        src.products = [row for row in src.products if row[0] != product]
+        return [{"table": "products", "type": "REMOVE_ROWS_WITH_DIRTY_CONDITION", "scope": f"products.product = '{product}'"}]
+    if kind == "two_tables":
+        first = _draw(rng, src, "add_day")
+        second = _draw(rng, src, "product_update")
+        return (first or []) + (second or []) or []
+    return None
+
+
+def _check(spark_sql: SparkSql, schema: str) -> None:
+    for name in NAMES:
+        got = rows(spark_sql, f"select * from {fresh(spark_sql, f'{schema}.{name}')}")
+        want = rows(spark_sql, REFERENCES[name].format(s=schema))
+        assert got == want, f"{name} differs from a full rebuild:\n got  {got}\n want {want}"
+
+
+def _run_until_done(project: DbtProject, rng: random.Random, changes: list[dict[str, str]],
+                    history: History) -> None:
+    """Run with the description as an operator would: maybe killed at a write step, maybe
+    first for part of the models, maybe once more after it succeeded; every attempt after
+    the first is a retry with the same description, until one run succeeds for all."""
+    base = {"spark_incremental__now": NOW, "spark_incremental__changes": changes}
+    if rng.random() < 0.3:
+        point = rng.choice(FAIL_POINTS)
+        result = project.run("run", *ALL, vars={**base, "spark_incremental__fail_at": point}, expect_success=None)
+        history.steps.append(f"then killed at {point}: {'ran through' if result.success else 'stopped'}")
+        if not result.success:
+            assert f"stopped at '{point}'" in result.text() + str(result.exception), result.tail(60)
+    elif rng.random() < 0.2:
+        part = sorted(rng.sample(NAMES, rng.randint(1, 3)))
+        project.run("run", "--select", *part, vars=base)
+        history.steps.append(f"then a run for {', '.join(part)} only")
+    project.run("run", *ALL, vars=base)
+    history.steps.append("then a run")
+    if rng.random() < 0.2:
+        project.run("run", *ALL, vars=base)
+        history.steps.append("then a run again, same description")
+
+
+def _walk(make_project: Callable[..., DbtProject], spark_sql: SparkSql, rng: random.Random,
+          history: History) -> None:
+    project = make_project()
+    schema = project.schema
+    project.write_model("changes_test/sources.yml", SOURCES_YML)
+    for name in NAMES:
+        sql = FCT_SALES_APPEND_JOINED if name == "fct_sales_append_joined" else MODELS[name][0]
+        project.write_model(f"changes_test/{name}", sql)
+    src = Sources(sales=[], products=[(p, rng.choice(CATEGORIES)) for p in PRODUCTS_ALL[:3]])
+    for day in rng.sample(range(DAYS), 4):
+        src.sales += [src.sale(rng, FIRST_DAY + dt.timedelta(days=day)) for _ in range(rng.randint(1, 3))]
+
+    def write_sources() -> None:
+        spark_sql.create_table(f"{schema}.sales", SALES, src.sales)
+        spark_sql.create_table(f"{schema}.products", PRODUCTS, src.products)
+
+    write_sources()
+    project.run("run", *ALL, vars={"spark_incremental__now": NOW})
+    history.steps.append(f"build: {len(src.sales)} sales on {len(src.days())} days, {len(src.products)} products")
+    _check(spark_sql, schema)
+    kinds, weights = zip(*KINDS)
+    for _ in range(STEPS):
+        changes: list[dict[str, str]] | None = []
+        while changes == []:
+            kind = rng.choices(kinds, weights)[0]
+            changes = _draw(rng, src, kind)
+        write_sources()
+        if changes is None and kind == "full_refresh":
+            model = rng.choice(NAMES)
+            project.run("run", "--full-refresh", "--select", model, vars={"spark_incremental__now": NOW})
+            history.steps.append(f"--full-refresh --select {model}")
+        elif changes is None:
+            project.run("run", *ALL, vars={"spark_incremental__now": NOW})
+            history.steps.append("plain run")
+        else:
+            history.steps.append(" and ".join(f"{c['type']} on {c['table']} where {c['scope']}" for c in changes))
+            _run_until_done(project, rng, changes, history)
+        _check(spark_sql, schema)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_random_history_of_changes_equals_a_full_rebuild(
+    make_project: Callable[..., DbtProject], spark_sql: SparkSql, seed: int
+) -> None:
+    history = History(seed)
+    try:
+        _walk(make_project, spark_sql, random.Random(seed), history)
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}\n{history}") from exc
+    print(f"\n{history}")
