@@ -679,3 +679,99 @@ def test_a_model_run_before_its_upstream_adds_the_rows_when_run_again(make_proje
     run_changes(project, change, tuple(names))
     assert last_plan(spark_sql, schema)["agg_by_date"] == [("add rows where", "(sales.date = '2024-01-02')")]
     assert_equals_rebuild(spark_sql, schema, names)
+
+
+# the test project's own append_manifest_rows (dispatched before the package's): a run
+# started with test_pause pauses just before it appends its lock row, after start_run's
+# check of the plan, until the table test_pause_release holds a row
+PAUSE_BEFORE_LOCK = """{% macro default__append_manifest_rows(rows) -%}
+  {%- if rows | selectattr('action', 'equalto', 'run started') | list -%}
+    {%- do test_pause() -%}
+  {%- endif -%}
+  {{- return(spark_incremental.default__append_manifest_rows(rows)) -}}
+{%- endmacro %}
+"""
+
+
+def pause_before_lock(project: DbtProject, spark_sql: SparkSql, table: str) -> str:
+    """Install PAUSE_BEFORE_LOCK in the project, and create the table whose first row ends
+    the pause (returned)."""
+    project.write_file("macros/pause_before_lock.sql", PAUSE_BEFORE_LOCK)
+    text = project.read_file("dbt_project.yml")
+    if "dispatch:" not in text:
+        name = next(line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("name:"))
+        project.write_file("dbt_project.yml", text + (
+            f"\ndispatch:\n  - macro_namespace: spark_incremental\n    search_order: ['{name}', 'spark_incremental']\n"))
+    release = f"{project.schema}.{table}"
+    spark_sql.execute(f"create table {release} (released int) using parquet")
+    return release
+
+
+def test_a_run_that_ends_while_another_waits_for_the_lock_is_not_applied_twice(
+        make_project, spark_sql: SparkSql) -> None:
+    """Two runs with the same description: the first checks its plan (add the day's rows:
+    the model holds none), then the second takes the run lock, adds the rows and ends
+    before the first takes the lock. The first plans again under the lock: the model now
+    holds the rows and its state records the description, so it adds nothing. (A plan made
+    only before the lock added the day a second time.) Then the same race where the second
+    run describes the same rows in other words, on a model whose config keeps its table:
+    the first run's plan under the lock is a rebuild that the config refuses, and the run
+    stops, releasing its lock."""
+    from tests.test_faults import open_locks, wait_for
+
+    project = make_project()
+    schema = project.schema
+    with_plan_hook(project)
+    names = ["fct_sales_append", "kept_append"]
+    write_models(project, names[:1])
+    project.write_model("changes_test/kept_append", MODELS["fct_sales_append"][0].replace(
+        "materialized='managed_incremental',", "materialized='managed_incremental', full_refresh=false,"))
+    want_sql = MODELS["fct_sales_append"][1].format(s=schema)
+
+    def assert_both_equal_a_rebuild() -> None:
+        for name in names:
+            assert rows(spark_sql, f"select * from {fresh(spark_sql, f'{schema}.{name}')}") == \
+                rows(spark_sql, want_sql), name
+
+    sales = [(1, "P1", 10, d("2024-01-01"))]
+    set_sources(spark_sql, schema, sales, [("P1", "A")])
+    project.run("run", "-s", *names, vars={"spark_incremental__now": NOW})
+    release = pause_before_lock(project, spark_sql, "test_pause_release")
+
+    sales += [(2, "P1", 5, d("2024-01-02")), (3, "P1", 6, d("2024-01-02"))]
+    set_sources(spark_sql, schema, sales, [("P1", "A")])
+    changes = [{"table": "sales", "type": "ADD_ROWS", "scope": "sales.date = '2024-01-02'"}]
+    run_vars = {"spark_incremental__now": NOW, "spark_incremental__changes": changes,
+                "spark_incremental__log_plan": True}
+    first = project.run_subprocess("run", "-s", *names, "--target-path", "target_first",
+                                   vars={**run_vars, "test_pause": True, "test_pause_release": release})
+    wait_for(first, project, "test_pause: started")
+    second = project.run("run", "-s", *names, vars=run_vars)
+    assert set(second.statuses.values()) == {"success"}, second.tail(40)
+    assert_both_equal_a_rebuild()
+    spark_sql.execute(f"insert into {release} values (1)")
+    assert first.wait(timeout=600) == 0, project.subprocess_output(first)[-3000:]
+    assert_both_equal_a_rebuild()
+    output = project.subprocess_output(first)
+    assert "the refresh plan changed between the check before the run lock and the plan under it" in output, \
+        output[-3000:]
+    assert "already added" in output, output[-3000:]
+
+    # the same rows in other words: the plan under the lock is a refused rebuild
+    release = pause_before_lock(project, spark_sql, "test_pause_release_2")
+    sales += [(4, "P1", 7, d("2024-01-03"))]
+    set_sources(spark_sql, schema, sales, [("P1", "A")])
+    by_day = [{"table": "sales", "type": "ADD_ROWS", "scope": "sales.date = '2024-01-03'"}]
+    by_id = [{"table": "sales", "type": "ADD_ROWS", "scope": "sales.sale_id = 4"}]
+    first = project.run_subprocess(
+        "run", "-s", "kept_append", "--target-path", "target_first",
+        vars={**run_vars, "spark_incremental__changes": by_day, "test_pause": True, "test_pause_release": release})
+    wait_for(first, project, "test_pause: started")
+    project.run("run", "-s", *names, vars={**run_vars, "spark_incremental__changes": by_id})
+    spark_sql.execute(f"insert into {release} values (1)")
+    assert first.wait(timeout=600) != 0, project.subprocess_output(first)[-3000:]
+    output = project.subprocess_output(first)
+    assert "model 'kept_append' must be rebuilt" in output and "full_refresh=false keeps its table" in output, \
+        output[-3000:]
+    assert open_locks(spark_sql, project) == []
+    assert_both_equal_a_rebuild()

@@ -3,7 +3,7 @@
     a table, the message that stops the run before any model runs
     (_kept_table_refusal); when the plan applies changes to a model with time intervals
     that spark_incremental__restate also names, the message that the restatement would be
-    lost; none otherwise. plan_changes stops the run with it; the plan
+    lost; none otherwise. _stop_on_refused_plan stops the run with it; the plan
     preview (spark_incremental.plan) shows it. node: the model's node; plan: its refresh
     plan (_refresh_plan_for_node). -#}
 {% macro _change_plan_refusal(node, plan) -%}

@@ -30,7 +30,7 @@
 {%- endmacro %}
 
 
-{#- This invocation's recorded plan of one model (written by plan_changes()), or none. -#}
+{#- This invocation's recorded plan of one model (written by the on-run-start hook: _settle_refresh_plan), or none. -#}
 {% macro _recorded_refresh_plan(model_name) -%}
   {%- set relation = spark_incremental.refresh_plan_relation() -%}
   {%- if not spark_incremental._relation_exists(relation) -%}

@@ -6,9 +6,12 @@
     here, before anything is written), and the models spark_incremental__restate names
     (_check_restate_models: one that cannot be restated stops the run, one not selected
     is a warning); then, unless the run touches nothing the package keeps
-    (_run_takes_lock), plan the described changes (bad change input stops here too),
-    take the run lock, apply spark_incremental__models_to_remove and forget the models
-    fed by the events window whose table is gone (_forget_missing_tables). Use as:
+    (_run_takes_lock), check the described changes and their plan (bad change input and
+    a refused rebuild stop here too, before the lock), take the run lock, plan the changes
+    again under it (the plan the run records and applies: a run that ended in between may
+    have written what the plan reads), apply spark_incremental__models_to_remove and
+    forget the models fed by the events window whose table is gone
+    (_forget_missing_tables). Use as:
     on-run-start: "{{ spark_incremental.start_run() }}" -#}
 {% macro start_run() -%}
   {{- return(adapter.dispatch('start_run', 'spark_incremental')()) -}}
@@ -39,10 +42,25 @@
         ~ ' state for, nor one that reads such a table: no run lock, no manifest row') -%}
     {{- return('') -}}
   {%- endif -%}
-  {%- do spark_incremental.plan_changes() -%}
+  {%- set changes = spark_incremental.get_changes() -%}
+  {%- if changes | length > 0 -%}
+    {#- the check: bad change input and a refused rebuild stop the run before the lock -#}
+    {%- set checked = spark_incremental._refresh_plans(changes) -%}
+    {%- do spark_incremental._stop_on_refused_plan(checked) -%}
+  {%- endif -%}
   {#- appends overwrite their own partition in dynamic mode: make sure the log says so -#}
   {%- do spark_incremental._ensure_dynamic_overwrite(spark_incremental.ensure_manifest_log(), listed=true) -%}
   {%- do spark_incremental._acquire_run_lock() -%}
+  {%- if changes | length > 0 -%}
+    {#- the plan the run applies, made again under the lock: a run that ended since the
+        check may have written the models' tables and states that the plan reads -#}
+    {%- set planned = spark_incremental._refresh_plans(changes) -%}
+    {%- if planned.plans != checked.plans -%}
+      {%- do spark_incremental._log('the refresh plan changed between the check before the run lock and the'
+          ~ ' plan under it: another run wrote a model the changes reach; this run applies the plan made under the lock') -%}
+    {%- endif -%}
+    {%- do spark_incremental._settle_refresh_plan(planned, holds_lock=true) -%}
+  {%- endif -%}
   {%- do spark_incremental.remove_models() -%}
   {%- if values.events_enabled and not values.offline_compile -%}
     {%- do spark_incremental._forget_missing_tables() -%}

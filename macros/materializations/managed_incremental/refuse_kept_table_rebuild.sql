@@ -2,7 +2,7 @@
     to spark_incremental__allow_refresh) is not rebuilt over its table for any reason: the
     run stops with the reason and the way out. One rule for the two places that know a
     rebuild is coming: the on-run-start hook, for a rebuild that described changes ask for
-    (plan_changes, through _change_plan_refusal), and the materialization, for every other
+    (_refresh_plans, through _change_plan_refusal), and the materialization, for every other
     (_managed_rebuild, through _managed_rebuild_refusal); the plan preview
     (spark_incremental.plan) shows the same refusals. The caller checks that the model
     has a table. -#}
