@@ -38,11 +38,32 @@ _CHOSEN = os.environ.get("SPARK_INCREMENTAL_CHANGE_SEEDS")
 SEEDS = [int(s) for s in _CHOSEN.split(",") if s.strip()] if _CHOSEN else [3]
 STEPS = 10
 FAIL_POINTS = ["after_stage", "before_overwrite", "after_write", "after_rename_old", "before_swap"]
-# model name -> reference SQL over the sources in schema {s}
-REFERENCES = {name: reference for name, (_, reference) in MODELS.items()} | {
-    "fct_sales_append_joined": "select s.sale_id, s.product, p.category, s.date from {s}.sales s "
-                               "left join {s}.products p on s.product = p.product",
+SALES_ROWS = """
+
+with
+
+final as (
+    select sale_id, product, amount, date
+    from {{ source('shop', 'sales') }}
+)
+
+select * from final
+"""
+# the models beside test_changes.MODELS: model name -> (model SQL, reference SQL over the
+# sources in schema {s}); the two types that only add rows besides append_only
+EXTRA_MODELS = {
+    "fct_sales_append_joined": (FCT_SALES_APPEND_JOINED,
+                                "select s.sale_id, s.product, p.category, s.date from {s}.sales s "
+                                "left join {s}.products p on s.product = p.product"),
+    "fct_sales_immutable": ("{{ config(materialized='managed_incremental', mutability={'type': 'immutable'}) }}"
+                            + SALES_ROWS, "select sale_id, product, amount, date from {s}.sales"),
+    "fct_sales_ds": ("{{ config(materialized='managed_incremental', partition_by='date', mutability={"
+                     "'type': 'ds_append_only', 'type_params': {'along': 'date', 'update_cron': '0 0 1 1 *'}}) }}"
+                     + SALES_ROWS, "select sale_id, product, amount, date from {s}.sales"),
 }
+MODEL_SQL = {name: sql for name, (sql, _) in (MODELS | EXTRA_MODELS).items()}
+# model name -> reference SQL over the sources in schema {s}
+REFERENCES = {name: reference for name, (_, reference) in (MODELS | EXTRA_MODELS).items()}
 NAMES = sorted(REFERENCES)
 ALL = ("--select", "path:models/changes_test")
 FIRST_DAY = dt.date(2024, 1, 1)
@@ -204,8 +225,7 @@ def _walk(make_project: Callable[..., DbtProject], spark_sql: SparkSql, rng: ran
     schema = project.schema
     project.write_model("changes_test/sources.yml", SOURCES_YML)
     for name in NAMES:
-        sql = FCT_SALES_APPEND_JOINED if name == "fct_sales_append_joined" else MODELS[name][0]
-        project.write_model(f"changes_test/{name}", sql)
+        project.write_model(f"changes_test/{name}", MODEL_SQL[name])
     src = Sources(sales=[], products=[(p, rng.choice(CATEGORIES)) for p in PRODUCTS_ALL[:3]])
     for day in rng.sample(range(DAYS), 4):
         src.sales += [src.sale(rng, FIRST_DAY + dt.timedelta(days=day)) for _ in range(rng.randint(1, 3))]
