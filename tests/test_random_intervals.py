@@ -1,0 +1,268 @@
+"""Seeded random histories of time-interval models: the clock moves by a few hours or
+days, events arrive for the days not yet processed, some days stay empty, late events and
+removals in processed days come with a restatement or a change description, a batch
+fails or a write is killed (then the run is repeated), and a model is rebuilt. After every
+step each model equals its query over every day whose interval is ready (sorted rows,
+every column).
+
+``test_intervals.py`` walks each path once, by hand. Here the seed draws the order, so a
+path meets the states other paths leave: a gap left by a failed batch beside a
+restatement, a change description on a day that a batch of three days also covers, an
+empty day restated after its rows were removed. Late data keeps the contract: a day
+whose interval is done changes only with a restatement or a description that covers it.
+
+The seeds: 2 in CI; ``SPARK_INCREMENTAL_INTERVAL_SEEDS`` (comma-separated) runs others.
+A failure names its seed and the history drawn.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import random
+from dataclasses import dataclass, field
+from typing import Callable
+
+import pytest
+
+from tests.harness.dbt import DbtProject
+from tests.harness.sql import SparkSql, _sort_key
+from tests.test_random_histories import History
+
+_CHOSEN = os.environ.get("SPARK_INCREMENTAL_INTERVAL_SEEDS")
+SEEDS = [int(s) for s in _CHOSEN.split(",") if s.strip()] if _CHOSEN else [2]
+STEPS = 12
+START = dt.date(2024, 1, 1)
+# where a kill can stop an interval batch's write (spark_incremental__fail_at), and a rebuild's swap
+BATCH_FAIL_POINTS = ["after_stage", "before_overwrite", "after_write"]
+SWAP_FAIL_POINTS = ["before_swap", "after_rename_old"]
+EVENTS = {"event_id": "int", "ds": "date", "value": "int"}
+SOURCES_YML = """
+version: 2
+sources:
+  - name: tracking
+    schema: "{{ target.schema }}"
+    tables:
+      - name: events
+        config:
+          event_time: ds
+"""
+SELECT = ("--select", "path:models/intervals_test")
+
+
+def _model(cron: str, batch_size: int, partition_by: str, month: bool, fails: bool) -> str:
+    """A daily interval model over the events: one row per day; `fails`: a one-day batch of
+    the day var('fail_day') fails on purpose."""
+    check = """
+        and assert_true(
+            ds != date'{{ var("fail_day", "1900-01-01") }}'
+            or {{ spark_incremental.start_ds() }} != {{ spark_incremental.end_ds() }},
+            'failing on purpose'
+        ) is null""" if fails else ""
+    return f"""{{{{ config(
+    materialized='managed_incremental',
+    time_column='ds', start='{START.isoformat()}', interval_unit='day', cron='{cron}',
+    batch_size={batch_size}, partition_by='{partition_by}',
+) }}}}
+
+with
+
+events as (
+    select *
+    from {{{{ source('tracking', 'events') }}}}
+    where
+        ds between {{{{ spark_incremental.start_ds() }}}} and {{{{ spark_incremental.end_ds() }}}}{check}
+),
+
+final as (
+    select
+        ds,
+        count(*) as event_count,
+        sum(value) as value_sum{", trunc(ds, 'MM') as month" if month else ""}
+    from events
+    group by ds
+)
+
+select * from final
+"""
+
+
+@dataclass(frozen=True)
+class Model:
+    sql: str
+    hourly: bool  # cron '0 * * * *': a day is ready from midnight; else '0 6 * * *': from 06:00 the next day
+    month: bool
+
+    def ready_end(self, now: dt.datetime) -> dt.date:
+        """The end of the last ready interval: the day of the cron's last firing at or before now."""
+        return now.date() if self.hourly or now.hour >= 6 else now.date() - dt.timedelta(days=1)
+
+    def reference(self, schema: str, now: dt.datetime) -> str:
+        month = ", trunc(ds, 'MM')" if self.month else ""
+        return (f"select ds, count(*), sum(value){month} from {schema}.events "
+                f"where ds >= date'{START}' and ds < date'{self.ready_end(now)}' group by ds")
+
+
+MODELS = {
+    # one day per batch, monthly partitions, a batch can fail on purpose
+    "daily_events": Model(_model("0 6 * * *", 1, "month", month=True, fails=True), hourly=False, month=True),
+    # three days per batch, daily partitions
+    "batched_events": Model(_model("0 6 * * *", 3, "ds", month=False, fails=False), hourly=False, month=False),
+    # hourly cron: two days per batch, monthly partitions
+    "hourly_events": Model(_model("0 * * * *", 2, "month", month=True, fails=False), hourly=True, month=True),
+}
+
+
+@dataclass
+class World:
+    """The events as this test keeps them (written to Spark whole at each step), the clock,
+    and the days every model has processed (below `done`)."""
+
+    now: dt.datetime
+    events: list[tuple[int, dt.date, int]] = field(default_factory=list)
+    next_id: int = 0
+
+    def add(self, rng: random.Random, day: dt.date, count: int) -> None:
+        for _ in range(count):
+            self.next_id += 1
+            self.events.append((self.next_id, day, rng.randrange(1, 50)))
+
+    def done(self) -> dt.date:
+        """Every day before this is processed by every model (each step ends in a run that
+        succeeds); late events and removals fall before it."""
+        return min(model.ready_end(self.now) for model in MODELS.values())
+
+    def days(self) -> list[dt.date]:
+        return sorted({row[1] for row in self.events})
+
+
+def _check(spark_sql: SparkSql, schema: str, now: dt.datetime) -> None:
+    for name, model in MODELS.items():
+        spark_sql.execute(f"refresh table {schema}.{name}")
+        columns = "ds, event_count, value_sum" + (", month" if model.month else "")
+        got = sorted(spark_sql.query(f"select {columns} from {schema}.{name}"), key=_sort_key)
+        want = sorted(spark_sql.query(model.reference(schema, now)), key=_sort_key)
+        assert got == want, f"{name} at {now} differs from its query over the ready days:\n got  {got}\n want {want}"
+
+
+def _walk(make_project: Callable[..., DbtProject], spark_sql: SparkSql, rng: random.Random,
+          history: History) -> None:
+    project = make_project()
+    schema = project.schema
+    project.write_model("intervals_test/sources.yml", SOURCES_YML)
+    for name, model in MODELS.items():
+        project.write_model(f"intervals_test/{name}", model.sql)
+    world = World(now=dt.datetime.combine(START, dt.time()) + dt.timedelta(hours=rng.randrange(30, 80)))
+    for offset in range((world.now.date() - START).days + 1):
+        if rng.random() < 0.8:
+            world.add(rng, START + dt.timedelta(days=offset), rng.randint(1, 4))
+
+    def write_events() -> None:
+        spark_sql.create_table(f"{schema}.events", EVENTS, world.events)
+
+    def run(*args: str, expect_success: bool | None = True, **extra: object) -> bool:
+        vars = {"spark_incremental__now": world.now.strftime("%Y-%m-%d %H:%M:%S"), **extra}
+        result = project.run("run", *args, vars=vars, expect_success=expect_success)
+        return result.success
+
+    write_events()
+    run(*SELECT)
+    history.steps.append(f"build at {world.now}: {len(world.events)} events on {len(world.days())} days")
+    _check(spark_sql, schema, world.now)
+    kinds = ["advance", "advance", "advance", "gap", "late_restated", "late_described", "removed_restated",
+             "removed_described", "failed_batch", "killed", "full_refresh"]
+    for _ in range(STEPS):
+        kind = rng.choice(kinds)
+        done = world.done()
+        processed = [day for day in world.days() if day < done]
+        if kind in ("advance", "gap", "failed_batch", "killed"):
+            # new events only on days no model has processed: from today on (the hourly
+            # cron's model has processed every day before today)
+            before = world.now.date()
+            daily_from = MODELS["daily_events"].ready_end(world.now)
+            hours = {"gap": (72, 150), "failed_batch": (30, 80), "killed": (20, 60)}.get(kind, (2, 60))
+            world.now += dt.timedelta(hours=rng.randrange(*hours))
+            for offset in range((world.now.date() - before).days + 1):
+                if rng.random() < (0.8 if kind != "gap" else 0.2):
+                    world.add(rng, before + dt.timedelta(days=offset), rng.randint(1, 4))
+            write_events()
+            if kind == "failed_batch":
+                # a day of daily_events' batches in this run (a day with no event has no batch)
+                due = [day for day in world.days() if daily_from <= day < MODELS["daily_events"].ready_end(world.now)]
+                fail_day = rng.choice(due) if due else daily_from
+                ok = run(*SELECT, expect_success=None, fail_day=fail_day.isoformat())
+                history.steps.append(f"to {world.now}, the batch of {fail_day} failing: {'ran' if ok else 'failed'}")
+                run(*SELECT)
+                history.steps.append("then a run")
+            elif kind == "killed":
+                point = rng.choice(BATCH_FAIL_POINTS)
+                ok = run(*SELECT, expect_success=None, spark_incremental__fail_at=point)
+                history.steps.append(f"to {world.now}, killed at {point}: {'ran through' if ok else 'stopped'}")
+                run(*SELECT)
+                history.steps.append("then a run")
+            else:
+                run(*SELECT)
+                history.steps.append(f"{kind} to {world.now}: {len(world.events)} events")
+        elif kind in ("late_restated", "late_described"):
+            if done <= START:
+                continue
+            day = START + dt.timedelta(days=rng.randrange((done - START).days))
+            world.add(rng, day, rng.randint(1, 3))
+            write_events()
+            if kind == "late_restated":
+                end = min(done, day + dt.timedelta(days=rng.randint(1, 3)))
+                restate = {"model": sorted(MODELS), "start": day.isoformat(), "end": end.isoformat()}
+                run(*SELECT, spark_incremental__restate=restate)
+                history.steps.append(f"late events on {day}, restated [{day}, {end})")
+            else:
+                change_type = rng.choice(["ADD_ROWS", "MIXED_CHANGES"])
+                changes = [{"table": "tracking.events", "type": change_type, "scope": f"events.ds = '{day}'"}]
+                run(*SELECT, spark_incremental__changes=changes)
+                history.steps.append(f"late events on {day}, described {change_type}")
+        elif kind in ("removed_restated", "removed_described"):
+            if not processed:
+                continue
+            day = rng.choice(processed)
+            whole = rng.random() < 0.5
+            if whole:
+                world.events = [row for row in world.events if row[1] != day]
+            else:
+                gone = rng.choice([row for row in world.events if row[1] == day])
+                world.events = [row for row in world.events if row[0] != gone[0]]
+            write_events()
+            if kind == "removed_restated":
+                restate = {"model": sorted(MODELS), "start": day.isoformat(),
+                           "end": (day + dt.timedelta(days=1)).isoformat()}
+                run(*SELECT, spark_incremental__restate=restate)
+                history.steps.append(f"{'all' if whole else 'one'} of {day}'s events removed, restated")
+            else:
+                # a clean removal covers only removed rows: the whole day; else described dirty
+                change_type = "REMOVE_ROWS" if whole else "REMOVE_ROWS_WITH_DIRTY_CONDITION"
+                changes = [{"table": "tracking.events", "type": change_type, "scope": f"events.ds = '{day}'"}]
+                run(*SELECT, spark_incremental__changes=changes)
+                history.steps.append(f"{'all' if whole else 'one'} of {day}'s events removed, described {change_type}")
+        else:
+            name = rng.choice(sorted(MODELS))
+            if rng.random() < 0.4:
+                point = rng.choice(SWAP_FAIL_POINTS)
+                ok = run("--full-refresh", "--select", name, expect_success=None, spark_incremental__fail_at=point)
+                history.steps.append(f"--full-refresh --select {name} killed at {point}: "
+                                     f"{'ran through' if ok else 'stopped'}; then a run")
+                run(*SELECT)
+                # the killed rebuild's table is whole: the old one, or the new one once swapped
+                _check(spark_sql, schema, world.now)
+            run("--full-refresh", "--select", name)
+            history.steps.append(f"--full-refresh --select {name}")
+        _check(spark_sql, schema, world.now)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_random_history_of_intervals_equals_the_query_over_the_ready_days(
+    make_project: Callable[..., DbtProject], spark_sql: SparkSql, seed: int
+) -> None:
+    history = History(seed)
+    try:
+        _walk(make_project, spark_sql, random.Random(seed), history)
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}\n{history}") from exc
+    print(f"\n{history}")
