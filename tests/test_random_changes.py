@@ -32,7 +32,7 @@ from tests.harness.sql import SparkSql
 from tests.test_changes import (
     FCT_SALES_APPEND_JOINED, MODELS, NOW, PRODUCTS, SALES, SOURCES_YML, fresh, rows,
 )
-from tests.test_random_histories import History
+from tests.test_random_histories import History, walk_seed
 
 _CHOSEN = os.environ.get("SPARK_INCREMENTAL_CHANGE_SEEDS")
 SEEDS = [int(s) for s in _CHOSEN.split(",") if s.strip()] if _CHOSEN else [3]
@@ -262,9 +262,4 @@ def _walk(make_project: Callable[..., DbtProject], spark_sql: SparkSql, rng: ran
 def test_a_random_history_of_changes_equals_a_full_rebuild(
     make_project: Callable[..., DbtProject], spark_sql: SparkSql, seed: int
 ) -> None:
-    history = History(seed)
-    try:
-        _walk(make_project, spark_sql, random.Random(seed), history)
-    except AssertionError as exc:
-        raise AssertionError(f"{exc}\n{history}") from exc
-    print(f"\n{history}")
+    walk_seed(_walk, make_project, spark_sql, seed)

@@ -220,13 +220,20 @@ def _walk(make_project: Callable[..., DbtProject], spark_sql: SparkSql, rng: ran
     _assert_equals_one_full_run(make_project, spark_sql, project)
 
 
+def walk_seed(walk: Callable[[Callable[..., DbtProject], SparkSql, random.Random, History], None],
+              make_project: Callable[..., DbtProject], spark_sql: SparkSql, seed: int) -> None:
+    """Walk the history that `seed` draws; a failed run or check names the seed and the
+    steps that led there, and a passing one prints them (pytest -rP shows them)."""
+    history = History(seed)
+    try:
+        walk(make_project, spark_sql, random.Random(seed), history)
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}\n{history}") from exc
+    print(f"\n{history}")
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_a_random_history_equals_one_full_run(
     make_project: Callable[..., DbtProject], spark_sql: SparkSql, seed: int
 ) -> None:
-    history = History(seed)
-    try:
-        _walk(make_project, spark_sql, random.Random(seed), history)
-    except AssertionError as exc:  # a failed run or the check: with the history that led there
-        raise AssertionError(f"{exc}\n{history}") from exc
-    print(f"\n{history}")
+    walk_seed(_walk, make_project, spark_sql, seed)

@@ -27,7 +27,8 @@ import pytest
 
 from tests.harness.dbt import DbtProject
 from tests.harness.sql import SparkSql, _sort_key
-from tests.test_random_histories import History
+from tests.test_intervals import EVENTS, SOURCES_YML
+from tests.test_random_histories import History, walk_seed
 
 _CHOSEN = os.environ.get("SPARK_INCREMENTAL_INTERVAL_SEEDS")
 SEEDS = [int(s) for s in _CHOSEN.split(",") if s.strip()] if _CHOSEN else [2]
@@ -36,17 +37,6 @@ START = dt.date(2024, 1, 1)
 # where a kill can stop an interval batch's write (spark_incremental__fail_at), and a rebuild's swap
 BATCH_FAIL_POINTS = ["after_stage", "before_overwrite", "after_write"]
 SWAP_FAIL_POINTS = ["before_swap", "after_rename_old"]
-EVENTS = {"event_id": "int", "ds": "date", "value": "int"}
-SOURCES_YML = """
-version: 2
-sources:
-  - name: tracking
-    schema: "{{ target.schema }}"
-    tables:
-      - name: events
-        config:
-          event_time: ds
-"""
 SELECT = ("--select", "path:models/intervals_test")
 
 
@@ -260,9 +250,4 @@ def _walk(make_project: Callable[..., DbtProject], spark_sql: SparkSql, rng: ran
 def test_a_random_history_of_intervals_equals_the_query_over_the_ready_days(
     make_project: Callable[..., DbtProject], spark_sql: SparkSql, seed: int
 ) -> None:
-    history = History(seed)
-    try:
-        _walk(make_project, spark_sql, random.Random(seed), history)
-    except AssertionError as exc:
-        raise AssertionError(f"{exc}\n{history}") from exc
-    print(f"\n{history}")
+    walk_seed(_walk, make_project, spark_sql, seed)
