@@ -555,6 +555,20 @@ def test_a_replay_reads_only_the_scope_of_the_target(make_project, spark_sql: Sp
     assert all(scan.listed == scan.files for scan in scans), [(s.listed, s.files, s.desc[:120]) for s in scans]
 
 
+def built_with_append(make_project, spark_sql: SparkSql) -> tuple[DbtProject, list[tuple], list[tuple]]:
+    """fct_sales and fct_sales_append built from two sales (2024-01-01 and 2024-01-03; the
+    append_only model's high-water mark is 2024-01-03): (project, sales, products)."""
+    project = make_project()
+    with_plan_hook(project)
+    names = ["fct_sales", "fct_sales_append"]
+    write_models(project, names)
+    sales = [(1, "P1", 10, d("2024-01-01")), (2, "P2", 20, d("2024-01-03"))]
+    products = [("P1", "A"), ("P2", "B")]
+    set_sources(spark_sql, project.schema, sales, products)
+    project.run("run", "-s", *names, vars={"spark_incremental__now": NOW})
+    return project, sales, products
+
+
 def test_a_day_removed_and_loaded_again_is_added_again(make_project, spark_sql: SparkSql) -> None:
     """An operator removes a bad load of a day and loads the day again, describing each:
     ADD_ROWS, REMOVE_ROWS, then ADD_ROWS with the first load's scope. The append_only model
@@ -562,15 +576,9 @@ def test_a_day_removed_and_loaded_again_is_added_again(make_project, spark_sql: 
     high-water mark. The second ADD_ROWS is a new change, not a retry of the first (the
     model holds no row in its scope), and its rows are added. (The state alone used to
     tell a retry, and the reload was skipped: its rows were missing.)"""
-    project = make_project()
+    project, sales, products = built_with_append(make_project, spark_sql)
     schema = project.schema
-    with_plan_hook(project)
     names = ["fct_sales", "fct_sales_append"]
-    write_models(project, names)
-    sales = [(1, "P1", 10, d("2024-01-01")), (2, "P2", 20, d("2024-01-03"))]
-    products = [("P1", "A"), ("P2", "B")]
-    set_sources(spark_sql, schema, sales, products)
-    project.run("run", "-s", *names, vars={"spark_incremental__now": NOW})
     day = {"table": "sales", "type": "ADD_ROWS", "scope": "sales.date = '2024-01-02'"}
 
     sales += [(3, "P1", 1, d("2024-01-02")), (4, "P2", 2, d("2024-01-02"))]
@@ -598,6 +606,51 @@ def test_a_day_removed_and_loaded_again_is_added_again(make_project, spark_sql: 
     assert any("were already applied to this model by an earlier run" in line for line in result.pkg_lines()), \
         result.tail(40)
     assert last_plan(spark_sql, schema)["fct_sales_append"][0][0] == "already added"
+    assert_equals_rebuild(spark_sql, schema, names)
+
+
+def test_a_later_load_with_the_same_description_is_added(make_project, spark_sql: SparkSql) -> None:
+    """A loader describes each load by its day: `ADD_ROWS` where `sales.date = '2024-01-02'`,
+    then a second load into the same day with the very same description. The append_only
+    model holds the first load's rows in the scope, and its state records that description
+    as applied, but the source's rows in the scope are not the ones it added: this is a new
+    load, not a retry. The model cannot replace the scope, so it is rebuilt and the plan
+    says why. (The description and the state alone used to call it a retry: the second
+    load's rows were missing.) The same description once more with no new load, after a
+    run in which the model added the rows, is a retry: nothing is added twice."""
+    project, sales, products = built_with_append(make_project, spark_sql)
+    schema = project.schema
+    names = ["fct_sales", "fct_sales_append"]
+    day = {"table": "sales", "type": "ADD_ROWS", "scope": "sales.date = '2024-01-02'"}
+
+    sales += [(3, "P1", 1, d("2024-01-02"))]
+    set_sources(spark_sql, schema, sales, products)
+    run_changes(project, [day], tuple(names))
+    assert last_plan(spark_sql, schema)["fct_sales_append"] == [("add rows where", "(sales.date = '2024-01-02')")]
+    assert_equals_rebuild(spark_sql, schema, names)
+
+    sales += [(4, "P2", 2, d("2024-01-02"))]
+    set_sources(spark_sql, schema, sales, products)
+    result = run_changes(project, [day], tuple(names))
+    plan = last_plan(spark_sql, schema)
+    assert plan["fct_sales_append"][0][0] == "full refresh", result.tail(40)
+    assert "so this is a later load described with the same scope, not a retry" in plan["fct_sales_append"][0][1], plan
+    assert plan["fct_sales"][0][0] == "replace scope", plan
+    assert_equals_rebuild(spark_sql, schema, names)
+
+    # a third load, added in place after a run that added the second one
+    sales += [(5, "P1", 3, d("2024-01-04"))]
+    set_sources(spark_sql, schema, sales, products)
+    later = {"table": "sales", "type": "ADD_ROWS", "scope": "sales.date = '2024-01-04'"}
+    run_changes(project, [later], tuple(names))
+    assert last_plan(spark_sql, schema)["fct_sales_append"] == [("add rows where", "(sales.date = '2024-01-04')")]
+    assert_equals_rebuild(spark_sql, schema, names)
+
+    # the same description again, nothing new loaded (a retry): nothing is added twice
+    result = run_changes(project, [later], tuple(names))
+    assert last_plan(spark_sql, schema)["fct_sales_append"][0][0] == "already added", result.tail(40)
+    assert any("were already applied to this model by an earlier run" in line for line in result.pkg_lines()), \
+        result.tail(40)
     assert_equals_rebuild(spark_sql, schema, names)
 
 

@@ -30,8 +30,9 @@
 {% macro _refresh_plans(changes) -%}
   {%- set planned = {'changes': changes, 'plans': [], 'unselected': [], 'refusal': none} -%}
   {%- set selected = spark_incremental._selected_ids() -%}
+  {%- set fingerprints = {} -%}
   {%- for node in spark_incremental._managed_incremental_nodes() -%}
-    {%- set plan = spark_incremental._refresh_plan_for_node(node, changes) -%}
+    {%- set plan = spark_incremental._refresh_plan_for_node(node, changes, fingerprints) -%}
     {%- if plan is not none -%}
       {%- if node.unique_id in selected -%}
         {%- do planned.plans.append(plan) -%}

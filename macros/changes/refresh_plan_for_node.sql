@@ -10,9 +10,13 @@
     again, so nothing is counted twice), or one 'full refresh' with the reason. A clean
     ADD_ROWS whose scope already holds rows of the model's table (_table_holds_scope) is a
     'replace scope'; for a model whose mutability type only adds rows it is 'already added'
-    (nothing to do) when its state records these very changes as applied (a retry), and a
-    'full refresh' otherwise (_held_scope_of_an_adding_model). -#}
-{% macro _refresh_plan_for_node(node, changes) -%}
+    (nothing to do) when its state records these very changes, with these very rows of the
+    changed table in the scope, as applied (a retry), and a 'full refresh' otherwise
+    (_held_scope_of_an_adding_model). Such a model's clean ADD_ROWS keeps the rows'
+    fingerprint in its scope (source_rows: _scope_rows_fingerprint), so that its state
+    records it when the rows are added; `fingerprints` (changed table -> fingerprint),
+    when given, lets the plans of many models read each changed table's scope once. -#}
+{% macro _refresh_plan_for_node(node, changes, fingerprints=none) -%}
   {%- set hits = spark_incremental._changes_hitting(node, changes) -%}
   {%- if hits | length == 0 -%}
     {{- return(none) -}}
@@ -44,28 +48,39 @@
     {%- do scopes.append({'alias': change.alias, 'scope': change.scope}) -%}
     {%- do texts.append('(' ~ change.scope ~ ')') -%}
   {%- endfor -%}
+  {%- set mutability = node.config.get('mutability') -%}
+  {%- set mutability_type = mutability.get('type') if mutability is mapping else none -%}
+  {%- set adding = mutability_type in ['immutable', 'append_only', 'ds_append_only'] -%}
+  {%- if operation == 'add rows where' and adding -%}
+    {#- one change (two adds are a replace): what its table holds in the scope now, read
+        once for every model that one plan reaches (fingerprints, by changed table) -#}
+    {%- set known = fingerprints if fingerprints is not none else {} -%}
+    {%- if hits[0].unique_id not in known -%}
+      {%- do known.update({hits[0].unique_id: spark_incremental._scope_rows_fingerprint(hits[0])}) -%}
+    {%- endif -%}
+    {%- do scopes[0].update({'source_rows': known[hits[0].unique_id]}) -%}
+  {%- endif -%}
   {%- if operation == 'add rows where' and spark_incremental._table_holds_scope(node, hits[0]) -%}
     {#- the scope covers only added rows, so a model whose rows follow its source's holds
         none in it yet; one that does derives rows in the scope from other rows too (an outer
         join that now matches the added row, a group that already existed) or is a retry:
         appended, the new rows would sit beside the old ones -#}
-    {%- set mutability = node.config.get('mutability') -%}
-    {%- set mutability_type = mutability.get('type') if mutability is mapping else none -%}
-    {%- if mutability_type not in ['immutable', 'append_only', 'ds_append_only'] -%}
+    {%- if not adding -%}
       {#- a replace of the scope is right in each case -#}
       {%- set operation = 'replace scope' -%}
       {%- set note = 'the model already holds rows in the scope (an outer join that the added rows now match,'
           ~ ' a group that existed, or a retry): replaced, not appended, so no row is doubled' -%}
     {%- else -%}
-      {%- set reason = spark_incremental._held_scope_of_an_adding_model(node, plan, texts | join(' or '), mutability_type) -%}
+      {%- set reason = spark_incremental._held_scope_of_an_adding_model(node, plan,
+          {'operation': 'add rows where', 'condition': texts | join(' or '), 'scopes': scopes}, mutability_type) -%}
       {%- if reason -%}
         {%- do plan.update({'full_refresh': true, 'reason': reason}) -%}
         {%- do plan.operations.append({'operation': 'full refresh', 'condition': none, 'scopes': [], 'reason': reason}) -%}
         {{- return(plan) -}}
       {%- endif -%}
       {%- set operation = 'already added' -%}
-      {%- set note = "a retry: the model's state records these very changes as applied, and its table holds rows"
-          ~ ' in the scope; nothing is added twice' -%}
+      {%- set note = "a retry: the model's state records these very changes as applied, with the rows that "
+          ~ hits[0].table ~ ' holds in the scope now, and its table holds rows in the scope; nothing is added twice' -%}
     {%- endif -%}
   {%- endif -%}
   {%- do plan.operations.append({'operation': operation, 'condition': texts | join(' or '), 'scopes': scopes, 'reason': note}) -%}
@@ -147,21 +162,33 @@
 
 {#- A model whose mutability type only adds rows (immutable, append_only, ds_append_only)
     cannot replace a scope. When its table already holds rows in the scope of a clean
-    ADD_ROWS: '' when its state records these very changes as applied (a retry of a run
-    in which it added them: nothing to add), else why it is rebuilt (the rows come from an
-    outer join that the added rows now match, or from a run that added them and stopped
-    before recording it; appended, the rows would sit beside the old ones). The state, not
-    the description alone, tells a retry: a later ADD_ROWS with the same scope, after the
-    scope's rows were removed, holds no row and is added. -#}
-{% macro _held_scope_of_an_adding_model(node, plan, condition, mutability_type) -%}
+    ADD_ROWS (`operation`: the plan's 'add rows where', its scopes with their source_rows):
+    '' when its state records these very changes as applied, with the rows the changed
+    table holds in the scope now (a retry of a run in which it added them: nothing to add),
+    else why it is rebuilt. The rows then come from an outer join that the added rows now
+    match, from a run that added them and stopped before recording it, or from an earlier
+    load described with the same scope (the state records the text, but other rows);
+    appended, they would sit beside the new ones. Neither the description nor the state
+    alone tells a retry: a later load with the same scope adds other rows, and after the
+    scope's rows were removed the model holds none and the load is added. -#}
+{% macro _held_scope_of_an_adding_model(node, plan, operation, mutability_type) -%}
   {%- set state = spark_incremental._managed_read_state(node.name) -%}
-  {%- set identity = spark_incremental._changes_identity({'changes': plan.changes,
-      'operations': [{'operation': 'add rows where', 'condition': condition}]}) -%}
-  {%- if state is not none and (state.state or {}).get('changes_applied') == identity -%}
+  {%- set applied = (state.state or {}).get('changes_applied') if state is not none else none -%}
+  {%- set identity = spark_incremental._changes_identity({'changes': plan.changes, 'operations': [operation]}) -%}
+  {%- if applied == identity -%}
     {{- return('') -}}
   {%- endif -%}
   {%- set tables = plan.changes | map(attribute='table') | join(', ') -%}
-  {{- return("the model's table already holds rows in the scope of the ADD_ROWS on " ~ tables
-      ~ ' (an outer join that the added rows now match, or a run that added them and stopped before recording'
-      ~ " it), and its mutability type '" ~ mutability_type ~ "' only ever adds rows, so it cannot replace them") -}}
+  {%- set text = spark_incremental._changes_identity({'changes': plan.changes,
+      'operations': [{'operation': operation.operation, 'condition': operation.condition}]}) -%}
+  {%- if applied is not none and applied.startswith(text) -%}
+    {%- set why = 'its state records the same description as applied, but with other rows of ' ~ tables
+        ~ ' in the scope (then ' ~ ((applied[text | length:] | trim) or 'not recorded') ~ ', now '
+        ~ identity[text | length:] | trim ~ '), so this is a later load described with the same scope, not a retry' -%}
+  {%- else -%}
+    {%- set why = 'they come from an outer join that the added rows now match, or from a run that added them'
+        ~ ' and stopped before recording it' -%}
+  {%- endif -%}
+  {{- return("the model's table already holds rows in the scope of the ADD_ROWS on " ~ tables ~ ': ' ~ why
+      ~ "; its mutability type '" ~ mutability_type ~ "' only ever adds rows, so it cannot replace them") -}}
 {%- endmacro %}

@@ -112,8 +112,11 @@
 
 
 {#- The identity of the described changes that reach a model: their types and tables,
-    and the operations with their conditions (the scopes), e.g. "ADD_ROWS on sales: add
-    rows where (sales.date = '2024-01-02')". Kept in its state when it applies them. -#}
+    and the operations with their conditions (the scopes) and, for a scope whose plan
+    fingerprinted the changed table's rows in it (source_rows: _scope_rows_fingerprint),
+    that fingerprint, e.g. "ADD_ROWS on sales: add rows where (sales.date = '2024-01-02')
+    [sales: 2 rows, content hash 11869242630579547505]". Kept in its state when it applies
+    them. -#}
 {% macro _changes_identity(change_plan) -%}
   {%- set types = [] -%}
   {%- for change in change_plan.changes -%}
@@ -121,7 +124,12 @@
   {%- endfor -%}
   {%- set operations = [] -%}
   {%- for operation in change_plan.operations -%}
-    {%- do operations.append(operation.operation ~ ' ' ~ operation.condition) -%}
+    {%- set fingerprints = [] -%}
+    {%- for scope in operation.get('scopes') or [] if scope.get('source_rows') -%}
+      {%- do fingerprints.append(scope.alias ~ ': ' ~ scope.source_rows) -%}
+    {%- endfor -%}
+    {%- do operations.append(operation.operation ~ ' ' ~ operation.condition
+        ~ (' [' ~ fingerprints | join('; ') ~ ']' if fingerprints else '')) -%}
   {%- endfor -%}
   {{- return(types | join(', ') ~ ': ' ~ operations | join('; ')) -}}
 {%- endmacro %}
