@@ -28,7 +28,9 @@
   {%- for change in hits -%}
     {%- do plan.changes.append({'table': change.table, 'type': change.type, 'scope': change.scope}) -%}
   {%- endfor -%}
-  {%- set reason = spark_incremental._full_refresh_reason(node, hits) -%}
+  {%- set mutability = node.config.get('mutability') -%}
+  {%- set mutability_type = mutability.get('type') if mutability is mapping else none -%}
+  {%- set reason = spark_incremental._full_refresh_reason(node, hits, mutability_type) -%}
   {%- if reason -%}
     {%- do plan.update({'full_refresh': true, 'reason': reason}) -%}
     {%- do plan.operations.append({'operation': 'full refresh', 'condition': none, 'scopes': [], 'reason': reason}) -%}
@@ -48,9 +50,7 @@
     {%- do scopes.append({'alias': change.alias, 'scope': change.scope}) -%}
     {%- do texts.append('(' ~ change.scope ~ ')') -%}
   {%- endfor -%}
-  {%- set mutability = node.config.get('mutability') -%}
-  {%- set mutability_type = mutability.get('type') if mutability is mapping else none -%}
-  {%- set adding = mutability_type in ['immutable', 'append_only', 'ds_append_only'] -%}
+  {%- set adding = mutability_type in spark_incremental._managed_adding_types() -%}
   {%- if operation == 'add rows where' and adding -%}
     {#- one change (two adds are a replace): what its table holds in the scope now, read
         once for every model that one plan reaches (fingerprints, by changed table) -#}
@@ -88,8 +88,9 @@
 {%- endmacro %}
 
 
-{#- Why the model must be rebuilt instead of refreshed in scope; '' when it need not. -#}
-{% macro _full_refresh_reason(node, hits) -%}
+{#- Why the model must be rebuilt instead of refreshed in scope; '' when it need not.
+    mutability_type: the model's (none without mutability). -#}
+{% macro _full_refresh_reason(node, hits, mutability_type) -%}
   {%- set types = [] -%}
   {%- for change in hits if change.type not in types -%}
     {%- do types.append(change.type) -%}
@@ -120,9 +121,7 @@
     {%- endif -%}
   {%- endfor -%}
   {%- set operation = spark_incremental._change_types()[types[0]] -%}
-  {%- set mutability = node.config.get('mutability') or {} -%}
-  {%- set mutability_type = mutability.get('type') if mutability is mapping else none -%}
-  {%- if operation != 'add rows where' and mutability_type in ['immutable', 'append_only', 'ds_append_only'] -%}
+  {%- if operation != 'add rows where' and mutability_type in spark_incremental._managed_adding_types() -%}
     {{- return(types[0] ~ ' needs a remove-where (' ~ operation ~ '), which the model cannot apply: its'
         ~ " mutability type '" ~ mutability_type ~ "' only ever adds rows") -}}
   {%- endif -%}

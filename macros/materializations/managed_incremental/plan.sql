@@ -36,7 +36,7 @@
       by_key: target rows whose unique_key is among the new rows are replaced. -#}
 {% macro _managed_plan(cfg, state, now, flags) -%}
   {%- set mtype = cfg.mutability_type -%}
-  {%- set along_types = ['append_only', 'ds_append_only', 'incremental_indicator'] -%}
+  {%- set along_types = spark_incremental._managed_along_types() -%}
   {%- set by_key = cfg.unique_key | length > 0 -%}
   {%- set plan = {
       'action': none,

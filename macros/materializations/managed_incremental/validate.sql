@@ -25,6 +25,21 @@
 {%- endmacro %}
 
 
+{#- The mutability types whose source only ever adds rows. A model of one of them applies
+    a clean ADD_ROWS and nothing that removes rows: any other change rebuilds it, and so
+    does an ADD_ROWS whose scope it already holds, unless it is a retry. -#}
+{% macro _managed_adding_types() -%}
+  {{- return(['immutable', 'append_only', 'ds_append_only']) -}}
+{%- endmacro %}
+
+
+{#- The mutability types that read a window along a column (type_params.along, or the
+    indicator) and keep its high-water mark. -#}
+{% macro _managed_along_types() -%}
+  {{- return(['append_only', 'ds_append_only', 'incremental_indicator']) -}}
+{%- endmacro %}
+
+
 {% macro _managed_file_formats() -%}
   {{- return(['parquet', 'orc', 'delta', 'iceberg', 'hudi']) -}}
 {%- endmacro %}
