@@ -616,8 +616,9 @@ def test_a_later_load_with_the_same_description_is_added(make_project, spark_sql
     as applied, but the source's rows in the scope are not the ones it added: this is a new
     load, not a retry. The model cannot replace the scope, so it is rebuilt and the plan
     says why. (The description and the state alone used to call it a retry: the second
-    load's rows were missing.) The same description once more with no new load, after a
-    run in which the model added the rows, is a retry: nothing is added twice."""
+    load's rows were missing.) The same description once more with no new load, after the
+    run that rebuilt the model or one in which it added the rows, is a retry: nothing is
+    rebuilt or added again."""
     project, sales, products = built_with_append(make_project, spark_sql)
     schema = project.schema
     names = ["fct_sales", "fct_sales_append"]
@@ -636,6 +637,12 @@ def test_a_later_load_with_the_same_description_is_added(make_project, spark_sql
     assert plan["fct_sales_append"][0][0] == "full refresh", result.tail(40)
     assert "so this is a later load described with the same scope, not a retry" in plan["fct_sales_append"][0][1], plan
     assert plan["fct_sales"][0][0] == "replace scope", plan
+    assert_equals_rebuild(spark_sql, schema, names)
+
+    # a retry of that run (as after another model failed): the rebuild took in the second
+    # load's rows and the state records them, so nothing is rebuilt or added again
+    result = run_changes(project, [day], tuple(names))
+    assert last_plan(spark_sql, schema)["fct_sales_append"][0][0] == "already added", result.tail(40)
     assert_equals_rebuild(spark_sql, schema, names)
 
     # a third load, added in place after a run that added the second one

@@ -72,10 +72,13 @@
           ~ ' a group that existed, or a retry): replaced, not appended, so no row is doubled' -%}
     {%- else -%}
       {%- set reason = spark_incremental._held_scope_of_an_adding_model(node, plan,
-          {'operation': 'add rows where', 'condition': texts | join(' or '), 'scopes': scopes}, mutability_type) -%}
+          spark_incremental._added_operation(scopes), mutability_type) -%}
       {%- if reason -%}
+        {#- the rebuild takes in the scope's rows as they are now: the operation keeps the
+            scopes with their fingerprint, and the model's state records the ADD_ROWS as
+            applied (_changes_applied), so a retry of this run finds it added -#}
         {%- do plan.update({'full_refresh': true, 'reason': reason}) -%}
-        {%- do plan.operations.append({'operation': 'full refresh', 'condition': none, 'scopes': [], 'reason': reason}) -%}
+        {%- do plan.operations.append({'operation': 'full refresh', 'condition': none, 'scopes': scopes, 'reason': reason}) -%}
         {{- return(plan) -}}
       {%- endif -%}
       {%- set operation = 'already added' -%}

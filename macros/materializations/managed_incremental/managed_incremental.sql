@@ -84,8 +84,7 @@
             'plan_action': plan.action,
             'slice': spark_incremental._managed_written_slice(plan, cfg),
             'intervals': result.intervals if 'intervals' in result else ((state.state or {}).get('intervals') if state else none),
-            'changes_applied': spark_incremental._changes_identity(plan.change_plan) if plan.action == 'apply_changes'
-                else ((state.state or {}).get('changes_applied') if state else none),
+            'changes_applied': spark_incremental._changes_applied(plan, flags.get('change_plan'), state),
         },
         message,
         at_end=true) -%}

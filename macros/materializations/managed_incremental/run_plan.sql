@@ -135,6 +135,38 @@
 {%- endmacro %}
 
 
+{#- What the model's state records as applied after this run (changes_applied): the
+    changes it applied (apply_changes); after a rebuild that the described changes forced
+    because the model, whose mutability type only adds rows, already held an ADD_ROWS's
+    scope, that ADD_ROWS with the rows the rebuild took in (the full refresh operation
+    keeps its scopes with their fingerprint), so that a retry of the run finds it added
+    instead of rebuilding again; else what its state recorded. change_plan: the model's
+    refresh plan (flags.change_plan), none when no change reaches it. -#}
+{% macro _changes_applied(plan, change_plan, state) -%}
+  {%- if plan.action == 'apply_changes' -%}
+    {{- return(spark_incremental._changes_identity(plan.change_plan)) -}}
+  {%- endif -%}
+  {%- if plan.action == 'build' and not plan.get('empty') and change_plan is not none and change_plan.full_refresh -%}
+    {%- for operation in change_plan.operations if operation.operation == 'full refresh' and operation.get('scopes') -%}
+      {{- return(spark_incremental._changes_identity({'changes': change_plan.changes,
+          'operations': [spark_incremental._added_operation(operation.scopes)]})) -}}
+    {%- endfor -%}
+  {%- endif -%}
+  {{- return((state.state or {}).get('changes_applied') if state else none) -}}
+{%- endmacro %}
+
+
+{#- The 'add rows where' operation of a clean ADD_ROWS with these scopes ([{alias, scope,
+    source_rows}]): its condition is the scopes, each in parentheses, joined by 'or'. -#}
+{% macro _added_operation(scopes) -%}
+  {%- set texts = [] -%}
+  {%- for scope in scopes -%}
+    {%- do texts.append('(' ~ scope.scope ~ ')') -%}
+  {%- endfor -%}
+  {{- return({'operation': 'add rows where', 'condition': texts | join(' or '), 'scopes': scopes}) -}}
+{%- endmacro %}
+
+
 {#- Did this model already add the rows of these very changes? The refresh plan says so
     ('already added': its table holds rows in the scope and its state records these
     changes as applied, _held_scope_of_an_adding_model). Only adding is not idempotent: a
