@@ -225,9 +225,8 @@ def test_each_change_type_equals_a_full_rebuild(make_project, spark_sql: SparkSq
     plan = last_plan(spark_sql, schema)
     assert plan["fct_sales"] == [("replace scope", "(sales.date >= '2024-01-03')")]
     assert plan["agg_by_date"] == [("replace scope", "(sales.date >= '2024-01-03')")]
-    assert plan["fct_sales_append"][0][0] == "full refresh"
-    assert "needs a remove-where" in plan["fct_sales_append"][0][1]
-    assert "'append_only' only ever adds rows" in plan["fct_sales_append"][0][1]
+    # only rows were added, as an append_only model declares: its scope is replaced too
+    assert plan["fct_sales_append"] == [("replace scope", "(sales.date >= '2024-01-03')")]
 
     # UPDATE_ROWS on the joined dimension
     products = [("P1", "A"), ("P2", "Z"), ("P3", "C")]
@@ -249,6 +248,8 @@ def test_each_change_type_equals_a_full_rebuild(make_project, spark_sql: SparkSq
     assert plan["fct_sales"] == [("remove where", "(sales.date = '2024-01-01')")]
     assert plan["agg_by_date"] == [("remove where", "(sales.date = '2024-01-01')")]
     assert plan["fct_sales_append"][0][0] == "full refresh"
+    assert "REMOVE_ROWS says rows changed or went, but the model's mutability type 'append_only' only ever adds rows" \
+        in plan["fct_sales_append"][0][1], plan
     assert spark_sql.query(f"show partitions {schema}.fct_sales") == [("date=2024-01-02",), ("date=2024-01-03",)]
 
     # REMOVE_ROWS_WITH_DIRTY_CONDITION: one row of 2024-01-02 removed, the scope covers the day
@@ -374,9 +375,8 @@ def test_a_retry_does_not_add_the_rows_twice(make_project, spark_sql: SparkSql) 
     assert_equals_rebuild(spark_sql, schema, ["fct_sales_append"])
     retried = project.run(
         "run", "-s", "fct_sales_append", "fragile",
-        vars={"spark_incremental__now": NOW, "spark_incremental__changes": change})
-    assert any("were already applied to this model by an earlier run" in line for line in retried.pkg_lines()), \
-        retried.tail(40)
+        vars={"spark_incremental__now": NOW, "spark_incremental__changes": change, "spark_incremental__log_plan": True})
+    assert "model    fct_sales_append: replace scope (sales.sale_id = 9)" in retried.text(), retried.tail(40)
     assert_equals_rebuild(spark_sql, schema, ["fct_sales_append"])
 
     # a change that would rebuild `kept` (its rows do not carry sale_id) stops the run in the
@@ -600,29 +600,26 @@ def test_a_day_removed_and_loaded_again_is_added_again(make_project, spark_sql: 
     assert last_plan(spark_sql, schema)["fct_sales_append"] == [("add rows where", "(sales.date = '2024-01-02')")]
     assert_equals_rebuild(spark_sql, schema, names)
 
-    # run again with the same description (a retry): its rows are held and recorded, so
-    # nothing is added twice
-    result = run_changes(project, [day], tuple(names))
-    assert any("were already applied to this model by an earlier run" in line for line in result.pkg_lines()), \
-        result.tail(40)
-    assert last_plan(spark_sql, schema)["fct_sales_append"][0][0] == "already added"
+    # run again with the same description (a retry): the model holds rows in the scope,
+    # so the scope is replaced and nothing is added twice
+    run_changes(project, [day], tuple(names))
+    assert last_plan(spark_sql, schema)["fct_sales_append"] == [("replace scope", "(sales.date = '2024-01-02')")]
     assert_equals_rebuild(spark_sql, schema, names)
 
 
 def test_a_later_load_with_the_same_description_is_added(make_project, spark_sql: SparkSql) -> None:
     """A loader describes each load by its day: `ADD_ROWS` where `sales.date = '2024-01-02'`,
     then a second load into the same day with the very same description. The append_only
-    model holds the first load's rows in the scope, and its state records that description
-    as applied, but the source's rows in the scope are not the ones it added: this is a new
-    load, not a retry. The model cannot replace the scope, so it is rebuilt and the plan
-    says why. (The description and the state alone used to call it a retry: the second
-    load's rows were missing.) The same description once more with no new load, after the
-    run that rebuilt the model or one in which it added the rows, is a retry: nothing is
-    rebuilt or added again."""
+    model holds the first load's rows in the scope: appended, they would be there twice.
+    The plan replaces the day, as for any model, instead of rebuilding the model. (Until 2026-12-05 (4) the description and the model's state called the second
+    load a retry and its rows were missing; then a fingerprint of the changed table's rows
+    told them apart, and the model was rebuilt.) A retry of that run, and the same
+    description once more with nothing new loaded, replace the day again: same table."""
     project, sales, products = built_with_append(make_project, spark_sql)
     schema = project.schema
     names = ["fct_sales", "fct_sales_append"]
     day = {"table": "sales", "type": "ADD_ROWS", "scope": "sales.date = '2024-01-02'"}
+    replaced = ("replace scope", "(sales.date = '2024-01-02')")
 
     sales += [(3, "P1", 1, d("2024-01-02"))]
     set_sources(spark_sql, schema, sales, products)
@@ -634,18 +631,17 @@ def test_a_later_load_with_the_same_description_is_added(make_project, spark_sql
     set_sources(spark_sql, schema, sales, products)
     result = run_changes(project, [day], tuple(names))
     plan = last_plan(spark_sql, schema)
-    assert plan["fct_sales_append"][0][0] == "full refresh", result.tail(40)
-    assert "so this is a later load described with the same scope, not a retry" in plan["fct_sales_append"][0][1], plan
-    assert plan["fct_sales"][0][0] == "replace scope", plan
+    assert plan["fct_sales_append"] == [replaced], result.tail(40)
+    assert plan["fct_sales"] == [replaced], plan
+    assert "an earlier load into the scope" in result.text(), result.tail(40)
     assert_equals_rebuild(spark_sql, schema, names)
 
-    # a retry of that run (as after another model failed): the rebuild took in the second
-    # load's rows and the state records them, so nothing is rebuilt or added again
-    result = run_changes(project, [day], tuple(names))
-    assert last_plan(spark_sql, schema)["fct_sales_append"][0][0] == "already added", result.tail(40)
+    # a retry of that run (as after another model failed): replaced again, same table
+    run_changes(project, [day], tuple(names))
+    assert last_plan(spark_sql, schema)["fct_sales_append"] == [replaced]
     assert_equals_rebuild(spark_sql, schema, names)
 
-    # a third load, added in place after a run that added the second one
+    # a third load into a new day is added in place
     sales += [(5, "P1", 3, d("2024-01-04"))]
     set_sources(spark_sql, schema, sales, products)
     later = {"table": "sales", "type": "ADD_ROWS", "scope": "sales.date = '2024-01-04'"}
@@ -653,11 +649,9 @@ def test_a_later_load_with_the_same_description_is_added(make_project, spark_sql
     assert last_plan(spark_sql, schema)["fct_sales_append"] == [("add rows where", "(sales.date = '2024-01-04')")]
     assert_equals_rebuild(spark_sql, schema, names)
 
-    # the same description again, nothing new loaded (a retry): nothing is added twice
-    result = run_changes(project, [later], tuple(names))
-    assert last_plan(spark_sql, schema)["fct_sales_append"][0][0] == "already added", result.tail(40)
-    assert any("were already applied to this model by an earlier run" in line for line in result.pkg_lines()), \
-        result.tail(40)
+    # the same description again, nothing new loaded: nothing is added twice
+    run_changes(project, [later], tuple(names))
+    assert last_plan(spark_sql, schema)["fct_sales_append"] == [("replace scope", "(sales.date = '2024-01-04')")]
     assert_equals_rebuild(spark_sql, schema, names)
 
 
@@ -689,11 +683,11 @@ select * from final
 """
 
 
-def test_an_adding_model_that_holds_the_scope_is_rebuilt(make_project, spark_sql: SparkSql) -> None:
+def test_an_adding_model_that_holds_the_scope_replaces_it(make_project, spark_sql: SparkSql) -> None:
     """A clean ADD_ROWS on a table that an append_only model outer-joins: the model already
-    holds rows in the scope (sales of the new product, category null), and it cannot
-    replace them. Appended, each such sale would be there twice (with and without its
-    category); the plan rebuilds the model and says why."""
+    holds rows in the scope (sales of the new product, category null). Appended, each such
+    sale would be there twice (with and without its category); the plan replaces the
+    scope instead and says why. (Until 2026-12-05 (5) such a model was rebuilt.)"""
     project = make_project()
     schema = project.schema
     with_plan_hook(project)
@@ -708,10 +702,9 @@ def test_an_adding_model_that_holds_the_scope_is_rebuilt(make_project, spark_sql
     set_sources(spark_sql, schema, sales, products)
     result = run_changes(project, [{"table": "products", "type": "ADD_ROWS", "scope": "products.product = 'P4'"}], select)
     plan = last_plan(spark_sql, schema)["fct_sales_append_joined"]
-    assert plan[0][0] == "full refresh", plan
-    assert "already holds rows in the scope of the ADD_ROWS on products" in plan[0][1], plan
-    assert "only ever adds rows, so it cannot replace them" in plan[0][1], plan
-    assert "full refresh" in result.text()
+    assert plan == [("replace scope", "(products.product = 'P4')")], plan
+    assert "the model already holds rows in the scope (an outer join that the added rows now match" \
+        in result.text(), result.tail(40)
     got = rows(spark_sql, f"select * from {fresh(spark_sql, f'{schema}.fct_sales_append_joined')}")
     assert got == [(1, "P1", "A", d("2024-01-01")), (2, "P4", "D", d("2024-01-02"))], got
 
@@ -772,11 +765,11 @@ def test_a_run_that_ends_while_another_waits_for_the_lock_is_not_applied_twice(
     """Two runs with the same description: the first checks its plan (add the day's rows:
     the model holds none), then the second takes the run lock, adds the rows and ends
     before the first takes the lock. The first plans again under the lock: the model now
-    holds the rows and its state records the description, so it adds nothing. (A plan made
+    holds rows in the scope, so it replaces the scope and adds nothing twice. (A plan made
     only before the lock added the day a second time.) Then the same race where the second
     run describes the same rows in other words, on a model whose config keeps its table:
-    the first run's plan under the lock is a rebuild that the config refuses, and the run
-    stops, releasing its lock."""
+    the first run's plan under the lock replaces the scope too, which the config allows.
+    (Until 2026-12-05 (5) that plan was a rebuild, which the config refused.)"""
     from tests.test_faults import open_locks, wait_for
 
     project = make_project()
@@ -815,9 +808,9 @@ def test_a_run_that_ends_while_another_waits_for_the_lock_is_not_applied_twice(
     output = project.subprocess_output(first)
     assert "the refresh plan changed between the check before the run lock and the plan under it" in output, \
         output[-3000:]
-    assert "already added" in output, output[-3000:]
+    assert "model    fct_sales_append: replace scope (sales.date = '2024-01-02')" in output, output[-3000:]
 
-    # the same rows in other words: the plan under the lock is a refused rebuild
+    # the same rows in other words: the plan under the lock replaces the scope
     release = pause_before_lock(project, spark_sql, "test_pause_release_2")
     sales += [(4, "P1", 7, d("2024-01-03"))]
     set_sources(spark_sql, schema, sales, [("P1", "A")])
@@ -829,9 +822,8 @@ def test_a_run_that_ends_while_another_waits_for_the_lock_is_not_applied_twice(
     wait_for(first, project, "test_pause: started")
     project.run("run", "-s", *names, vars={**run_vars, "spark_incremental__changes": by_id})
     spark_sql.execute(f"insert into {release} values (1)")
-    assert first.wait(timeout=600) != 0, project.subprocess_output(first)[-3000:]
+    assert first.wait(timeout=600) == 0, project.subprocess_output(first)[-3000:]
     output = project.subprocess_output(first)
-    assert "model 'kept_append' must be rebuilt" in output and "full_refresh=false keeps its table" in output, \
-        output[-3000:]
+    assert "model    kept_append: replace scope (sales.date = '2024-01-03')" in output, output[-3000:]
     assert open_locks(spark_sql, project) == []
     assert_both_equal_a_rebuild()

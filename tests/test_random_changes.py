@@ -13,8 +13,9 @@ adds or removes, an UPDATE_ROWS is scoped by a column it does not change, a dime
 removal is described dirty (the fact outer-joins it), and every run that describes a change
 is repeated, with the same description, until it succeeds for every model. One kind leaves
 the clean ADD_ROWS on purpose, as loaders do: a later load into a day that holds sales,
-described by the day (the models hold rows in the scope; an adding model must not take it
-for a retry of the day's earlier description).
+described by the day (the models hold rows in the scope: appended, the day's earlier rows
+would be there twice; taken for a retry of the day's earlier description, the new rows
+would be missing).
 
 The seeds: 3 in CI; ``SPARK_INCREMENTAL_CHANGE_SEEDS`` (comma-separated) runs others. A
 failure names its seed and the history drawn.

@@ -30,9 +30,8 @@
 {% macro _refresh_plans(changes) -%}
   {%- set planned = {'changes': changes, 'plans': [], 'unselected': [], 'refusal': none} -%}
   {%- set selected = spark_incremental._selected_ids() -%}
-  {%- set fingerprints = {} -%}
   {%- for node in spark_incremental._managed_incremental_nodes() -%}
-    {%- set plan = spark_incremental._refresh_plan_for_node(node, changes, fingerprints) -%}
+    {%- set plan = spark_incremental._refresh_plan_for_node(node, changes) -%}
     {%- if plan is not none -%}
       {%- if node.unique_id in selected -%}
         {%- do planned.plans.append(plan) -%}

@@ -31,7 +31,7 @@
   {%- for pair in plan.get('restated') or [] -%}
     {%- do texts.append('restate redoes ' ~ spark_incremental._plan_range_text(pair)) -%}
   {%- endfor -%}
-  {%- for note in [plan.get('kept'), plan.get('changes_skipped')] if note -%}
+  {%- for note in [plan.get('kept')] if note -%}
     {%- do texts.append(note) -%}
   {%- endfor -%}
   {#- more than one batch: the run first probes them (_interval_probe) with the model's

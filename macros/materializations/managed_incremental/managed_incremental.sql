@@ -47,7 +47,7 @@
     {%- set plan = spark_incremental._managed_plan_for_query(plan, current.cfg, cfg) -%}
   {%- endif -%}
   {%- set plan = spark_incremental._managed_rebuild(cfg, state, plan, flags) -%}
-  {%- for note in [plan.kept, plan.changes_skipped] if note -%}
+  {%- for note in [plan.kept] if note -%}
     {%- do spark_incremental._log(cfg.model ~ ': ' ~ note) -%}
   {%- endfor -%}
 
@@ -84,7 +84,6 @@
             'plan_action': plan.action,
             'slice': spark_incremental._managed_written_slice(plan, cfg),
             'intervals': result.intervals if 'intervals' in result else ((state.state or {}).get('intervals') if state else none),
-            'changes_applied': spark_incremental._changes_applied(plan, flags.get('change_plan'), state),
         },
         message,
         at_end=true) -%}

@@ -45,7 +45,6 @@
       'replace_lower': none,
       'by_key': false,
       'next_due': none,
-      'changes_skipped': none,
   } -%}
   {%- if mtype in along_types -%}
     {%- do plan.window.update({'lower': cfg.min, 'lower_op': '>=', 'upper': cfg.max}) -%}
@@ -57,13 +56,6 @@
   {%- set build_reason = build.reason -%}
   {%- do plan.update({'kept': build.kept}) -%}
   {%- set changes = flags.get('change_plan') -%}
-  {%- if changes is not none and spark_incremental._changes_already_added(changes) -%}
-    {#- a retry of a run in which this model added the rows and another model failed -#}
-    {%- do plan.update({'changes_skipped': 'the described changes (' ~ spark_incremental._changes_identity(changes)
-        ~ ') were already applied to this model by an earlier run (a retry: its state records them, and its table'
-        ~ ' holds rows in the scope): their rows are not added twice; planned as if no change were described'}) -%}
-    {%- set changes = none -%}
-  {%- endif -%}
   {%- if build_reason is none and changes is not none and changes.full_refresh -%}
     {%- set build_reason = 'full refresh: ' ~ changes.reason -%}
   {%- endif -%}
