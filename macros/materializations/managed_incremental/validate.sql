@@ -25,9 +25,9 @@
 {%- endmacro %}
 
 
-{#- The mutability types whose source only ever adds rows. A model of one of them applies
-    a clean ADD_ROWS and nothing that removes rows: any other change rebuilds it, and so
-    does an ADD_ROWS whose scope it already holds, unless it is a retry. -#}
+{#- The mutability types whose source only ever adds rows. A described change that says
+    rows changed or went (anything but ADD_ROWS and its dirty variant) rebuilds a model of
+    one of them: its own runs cannot have seen such a change (_full_refresh_reason). -#}
 {% macro _managed_adding_types() -%}
   {{- return(['immutable', 'append_only', 'ds_append_only']) -}}
 {%- endmacro %}
