@@ -611,10 +611,11 @@ def test_a_later_load_with_the_same_description_is_added(make_project, spark_sql
     """A loader describes each load by its day: `ADD_ROWS` where `sales.date = '2024-01-02'`,
     then a second load into the same day with the very same description. The append_only
     model holds the first load's rows in the scope: appended, they would be there twice.
-    The plan replaces the day, as for any model, instead of rebuilding the model. (Until 2026-12-05 (4) the description and the model's state called the second
-    load a retry and its rows were missing; then a fingerprint of the changed table's rows
-    told them apart, and the model was rebuilt.) A retry of that run, and the same
-    description once more with nothing new loaded, replace the day again: same table."""
+    The plan replaces the day, as for any model, instead of rebuilding the model. (Until
+    2026-12-05 (4) the description and the model's state called the second load a retry
+    and its rows were missing; then a fingerprint of the changed table's rows told them
+    apart, and the model was rebuilt.) A retry of that run, and the same description once
+    more with nothing new loaded, replace the day again: same table."""
     project, sales, products = built_with_append(make_project, spark_sql)
     schema = project.schema
     names = ["fct_sales", "fct_sales_append"]
