@@ -124,7 +124,7 @@ def _draw(rng: random.Random, src: Sources, kind: str) -> list[dict[str, str]] |
     if kind == "load_again":  # a later load into a day that holds sales, described by the day
         if not days:
             return []
-        # mostly the day last described by its date: the very text an adding model may record
+        # mostly the day last described by its date: the very text of that day's first load
         day = src.day_described if src.day_described in days and rng.random() < 0.8 else rng.choice(days)
         src.day_described = None
         src.sales += [src.sale(rng, day) for _ in range(rng.randint(1, 2))]
