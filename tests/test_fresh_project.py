@@ -7,14 +7,19 @@
   `dbt docs generate`; its manifest state, manifest view and refresh plan still work;
   `--full-refresh` keeps the refresh plan log without a word about events, and a
   restatement of the (absent) event pipeline stops the start hook.
+- A selection that leaves the limits model out (`dbt run --select sessions`), before the
+  pipeline ever ran in the schema, stops with an error that says what to run, writes
+  nothing and releases the run lock.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 
+from tests import generator as gen
 from tests.harness.dbt import DbtProject
 from tests.harness.sql import SparkSql
+from tests.test_rebuilds import BASE_VARS, FINAL_NOW, _now, _rows
 
 D = dt.date
 BASE_MODELS = (
@@ -56,6 +61,27 @@ def test_compile_and_docs_on_a_fresh_project(dbt_project: DbtProject, spark_sql:
     # rendering SQL wrote nothing
     assert not _exists(spark_sql, project.relation("spark_incremental_manifest_log"))
     assert not _exists(spark_sql, events)
+
+
+def test_a_selection_without_the_limits_model_before_the_first_run_says_what_to_run(
+        make_project, spark_sql: SparkSql) -> None:
+    """A model that reads the run limits, selected without the limits model, reads the
+    limits of the pipeline's last run from its view. In a schema where the pipeline never
+    ran there is no view: the model stops with the package's error (not Spark's 'table or
+    view not found'), before it writes anything, and the run's end releases its lock, so
+    the next plain run is the pipeline's first."""
+    project = make_project(**BASE_VARS)
+    spark_sql.create_table(project.relation("events"), gen.EVENT_COLUMNS, _rows())
+    for args in (("--select", "sessions"), ("--full-refresh", "--select", "sessions")):
+        result = project.run("run", *args, vars=_now(FINAL_NOW), expect_success=False)
+        text = result.text()
+        assert "reads the run limits from" in text and "has not run in this schema yet" in text, result.tail(40)
+        assert "TABLE_OR_VIEW_NOT_FOUND" not in text, result.tail(40)
+        assert result.statuses.get("sessions") == "error", result.statuses
+        assert not _exists(spark_sql, project.relation("sessions"))
+    first = project.run("run", vars=_now(FINAL_NOW))
+    assert any("[state 1]" in line for line in first.pkg_lines()), first.pkg_lines()
+    assert spark_sql.query(f"select count(*) from {project.relation('sessions')}")[0][0] > 0
 
 
 def _managed_only_project(make_project, events_enabled: object) -> DbtProject:

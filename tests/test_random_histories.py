@@ -10,7 +10,8 @@ moves forward run by run. A held-out session is loaded (load timestamp = the run
 before the first run after its end, inside the window that run may read; one more is
 loaded after the catch-up, after every other load, with nothing newer. Nothing is loaded
 outside the lookback window, so an incremental history has nothing it may miss, and any
-difference is a loss.
+difference is a loss. A step that selects one model before the pipeline's first run must
+stop with the package's error (the pipeline has not run yet), and the history goes on.
 
 The seeds: 8 in CI, 1 and 9 too in ``make test`` (marked slow: variants of CI's seed);
 ``SPARK_INCREMENTAL_HISTORY_SEEDS`` (comma-separated) replaces them, to run others. Seeds
@@ -127,11 +128,22 @@ def _restate_range(spark_sql: SparkSql, project: DbtProject, rng: random.Random)
     return {"start": start.strftime("%Y-%m-%d %H:%M:%S"), "end": end.strftime("%Y-%m-%d %H:%M:%S")}
 
 
+def _refused_before_the_first_run(project: DbtProject, args: list[str], run_vars: dict[str, Any], what: str,
+                                  history: History) -> None:
+    """A selection without the limits model, before the pipeline's first run: the selected
+    model stops with the package's error, and the history goes on as if it had not run."""
+    result = project.run(*args, vars=run_vars, expect_success=False)
+    assert "has not run in this schema yet" in result.text(), result.tail(60)
+    history.steps.append(f"{what} (refused: the pipeline has not run yet)")
+
+
 def _step(project: DbtProject, spark_sql: SparkSql, rng: random.Random, action: str, now: datetime,
           history: History) -> None:
     """One step of the history at `now`; a step that fails on purpose may also succeed
     (a kill point that no write reaches)."""
     at = _now(now)
+    # a selection without the limits model reads the limits of the pipeline's last run
+    first_run = not spark_sql.relation_exists(project.relation("spark_incremental_base_new_event_limits"))
     if action == "kill":
         point = rng.choice(FAIL_POINTS)
         args: list[str] = ["run"]
@@ -142,6 +154,9 @@ def _step(project: DbtProject, spark_sql: SparkSql, rng: random.Random, action: 
             args += ["--full-refresh", "--select", model]
             extra = {"spark_incremental__allow_refresh": True} if model == LIFECYCLE else {}
             what += f" of --full-refresh --select {model}"
+            if first_run:
+                _refused_before_the_first_run(project, args, {**at, **extra}, f"{now:%m-%d %H:%M} {what}", history)
+                return
         result = project.run(*args, expect_success=None,
                              vars={**at, **extra, "spark_incremental__fail_at": point})
         history.steps.append(f"{now:%m-%d %H:%M} {what} ({'ran through' if result.success else 'stopped'})")
@@ -151,6 +166,10 @@ def _step(project: DbtProject, spark_sql: SparkSql, rng: random.Random, action: 
     if action == "full_refresh":
         model = rng.choice(REBUILT)
         allow = {"spark_incremental__allow_refresh": True} if model == LIFECYCLE else {}
+        if first_run:
+            _refused_before_the_first_run(project, ["run", "--full-refresh", "--select", model], {**at, **allow},
+                                          f"{now:%m-%d %H:%M} --full-refresh --select {model}", history)
+            return
         project.run("run", "--full-refresh", "--select", model, vars={**at, **allow})
         history.steps.append(f"{now:%m-%d %H:%M} --full-refresh --select {model}")
         return
@@ -161,6 +180,10 @@ def _step(project: DbtProject, spark_sql: SparkSql, rng: random.Random, action: 
         return
     if action == "partial":
         model = rng.choice(["sessions", "page_views"])
+        if first_run:
+            _refused_before_the_first_run(project, ["run", "--select", model], at,
+                                          f"{now:%m-%d %H:%M} run --select {model}", history)
+            return
         project.run("run", "--select", model, vars=at)
         history.steps.append(f"{now:%m-%d %H:%M} run --select {model}")
         return
