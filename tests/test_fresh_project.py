@@ -69,16 +69,29 @@ def test_a_selection_without_the_limits_model_before_the_first_run_says_what_to_
     limits of the pipeline's last run from its view. In a schema where the pipeline never
     ran there is no view: the model stops with the package's error (not Spark's 'table or
     view not found'), before it writes anything, and the run's end releases its lock, so
-    the next plain run is the pipeline's first."""
+    the next plain run is the pipeline's first. After a run of the limits model alone
+    (which shows the state and builds no run table), a model that reads a run table that
+    does not exist stops the same way, whether the limits model is in its run or not."""
     project = make_project(**BASE_VARS)
     spark_sql.create_table(project.relation("events"), gen.EVENT_COLUMNS, _rows())
-    for args in (("--select", "sessions"), ("--full-refresh", "--select", "sessions")):
+
+    def refused(*args: str, error: str) -> None:
         result = project.run("run", *args, vars=_now(FINAL_NOW), expect_success=False)
         text = result.text()
-        assert "reads the run limits from" in text and "has not run in this schema yet" in text, result.tail(40)
+        assert error in text and "has not run in this schema yet" in text, result.tail(40)
+        assert "This model changed nothing" in text, result.tail(40)
         assert "TABLE_OR_VIEW_NOT_FOUND" not in text, result.tail(40)
         assert result.statuses.get("sessions") == "error", result.statuses
         assert not _exists(spark_sql, project.relation("sessions"))
+
+    for args in (("--select", "sessions"), ("--full-refresh", "--select", "sessions")):
+        refused(*args, error="reads the run limits from")
+    shown = project.run("run", "--select", "spark_incremental_base_new_event_limits", vars=_now(FINAL_NOW))
+    assert any("[state 1]" in line for line in shown.pkg_lines()), shown.pkg_lines()
+    this_run = project.relation("spark_incremental_base_events_this_run")
+    assert not _exists(spark_sql, this_run)
+    for args in (("--select", "sessions"), ("--select", "spark_incremental_base_new_event_limits", "sessions")):
+        refused(*args, error=f"sessions reads the run table {this_run}, which does not exist")
     first = project.run("run", vars=_now(FINAL_NOW))
     assert any("[state 1]" in line for line in first.pkg_lines()), first.pkg_lines()
     assert spark_sql.query(f"select count(*) from {project.relation('sessions')}")[0][0] > 0

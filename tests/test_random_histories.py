@@ -11,7 +11,10 @@ before the first run after its end, inside the window that run may read; one mor
 loaded after the catch-up, after every other load, with nothing newer. Nothing is loaded
 outside the lookback window, so an incremental history has nothing it may miss, and any
 difference is a loss. A step that selects one model before the pipeline's first run must
-stop with the package's error (the pipeline has not run yet), and the history goes on.
+stop with the package's error (the pipeline has not run yet), and the history goes on. Half
+the partial selections (those at an even hour) follow a run of the limits model alone,
+which shows the state: the selected model then reads the view that run wrote beside the
+run tables of the pipeline's last run.
 
 The seeds: 8 in CI, 1 and 9 too in ``make test`` (marked slow: variants of CI's seed);
 ``SPARK_INCREMENTAL_HISTORY_SEEDS`` (comma-separated) replaces them, to run others. Seeds
@@ -142,8 +145,9 @@ def _step(project: DbtProject, spark_sql: SparkSql, rng: random.Random, action: 
     """One step of the history at `now`; a step that fails on purpose may also succeed
     (a kill point that no write reaches)."""
     at = _now(now)
-    # a selection without the limits model reads the limits of the pipeline's last run
-    first_run = not spark_sql.relation_exists(project.relation("spark_incremental_base_new_event_limits"))
+    # a selection without the limits model reads the limits of the pipeline's last run and
+    # the run tables it wrote (a run of the limits model alone writes the view, no run table)
+    first_run = not spark_sql.relation_exists(project.relation("spark_incremental_base_events_this_run"))
     if action == "kill":
         point = rng.choice(FAIL_POINTS)
         args: list[str] = ["run"]
@@ -180,6 +184,9 @@ def _step(project: DbtProject, spark_sql: SparkSql, rng: random.Random, action: 
         return
     if action == "partial":
         model = rng.choice(["sessions", "page_views"])
+        if now.hour % 2 == 0:  # half of them show the state first (no draw: each seed's history stays)
+            project.run("run", "--select", "spark_incremental_base_new_event_limits", vars=at)
+            history.steps.append(f"{now:%m-%d %H:%M} run --select spark_incremental_base_new_event_limits")
         if first_run:
             _refused_before_the_first_run(project, ["run", "--select", model], at,
                                           f"{now:%m-%d %H:%M} run --select {model}", history)

@@ -6,7 +6,9 @@
     invocation: the limits model keeps what it wrote (_keep_run_limits), else the first
     reader reads the view; every later model and the hooks share it (_run_cache). A
     view that does not exist (a selection without the limits model, before the pipeline
-    ever ran in this schema) stops the model with an error that says what to run. -#}
+    ever ran in this schema), or a run table the calling model reads that does not
+    exist (only the limits model ran there: _check_run_tables_exist), stops the model
+    with an error that says what to run. -#}
 {% macro return_limits_from_model(limits_relation) -%}
   {%- if not spark_incremental._can_query() or spark_incremental._missing_at_compile(limits_relation) -%}
     {%- set placeholder = modules.datetime.datetime(1970, 1, 1) -%}
@@ -16,9 +18,10 @@
   {%- do spark_incremental._keep_run_lock() -%}
   {%- set cache = spark_incremental._run_cache('run_limits') -%}
   {%- if (limits_relation | string) in cache -%}
+    {%- do spark_incremental._check_run_tables_exist() -%}
     {{- return(dict(cache[limits_relation | string])) -}}
   {%- endif -%}
-  {%- if not spark_incremental._limits_view_exists(limits_relation) -%}
+  {%- if not spark_incremental._relation_exists_now(limits_relation) -%}
     {%- do exceptions.raise_compiler_error(
         "spark_incremental: this model reads the run limits from " ~ limits_relation ~ ", which does not"
         ~ " exist: the events pipeline has not run in this schema yet (or the view was dropped). A"
@@ -44,24 +47,8 @@
   {%- endif -%}
   {%- set limits = spark_incremental._limits_from_row(rows[0]) -%}
   {%- do cache.update({limits_relation | string: limits}) -%}
+  {%- do spark_incremental._check_run_tables_exist() -%}
   {{- return(dict(limits)) -}}
-{%- endmacro %}
-
-
-{#- Whether the limits view exists: dbt's start-of-run listing says so, or, when it does
-    not list it, a look at the schema now (one statement, on this rare path only: another
-    run may have created the view after this run's listing, while this run waited for
-    the run lock). -#}
-{% macro _limits_view_exists(limits_relation) -%}
-  {%- if spark_incremental._relation_exists(limits_relation) -%}
-    {{- return(true) -}}
-  {%- endif -%}
-  {%- set rows = spark_incremental._fetch_rows('show tables in ' ~ limits_relation.schema
-      ~ ' like ' ~ spark_incremental._quote(limits_relation.identifier)) -%}
-  {%- for row in rows if (row[1] | lower) == (limits_relation.identifier | lower) -%}
-    {{- return(true) -}}
-  {%- endfor -%}
-  {{- return(false) -}}
 {%- endmacro %}
 
 

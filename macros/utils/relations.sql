@@ -47,6 +47,23 @@
 {%- endmacro %}
 
 
+{#- Whether `relation` exists: dbt's listing (its start-of-run listing, kept up to date with
+    what this run builds) says so, or, when it does not list it, a look at the schema now
+    (one statement, on this rare path only: another run may have created it after this
+    run's listing, while this run waited for the run lock). -#}
+{% macro _relation_exists_now(relation) -%}
+  {%- if spark_incremental._relation_exists(relation) -%}
+    {{- return(true) -}}
+  {%- endif -%}
+  {%- set rows = spark_incremental._fetch_rows('show tables in ' ~ relation.schema
+      ~ ' like ' ~ spark_incremental._quote(relation.identifier)) -%}
+  {%- for row in rows if (row[1] | lower) == (relation.identifier | lower) -%}
+    {{- return(true) -}}
+  {%- endfor -%}
+  {{- return(false) -}}
+{%- endmacro %}
+
+
 {#- Enabled models tagged spark_incremental, by name, sorted. -#}
 {% macro tracked_models() -%}
   {%- set names = [] -%}
