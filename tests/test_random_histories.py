@@ -14,14 +14,28 @@ difference is a loss. A step that selects one model before the pipeline's first 
 stop with the package's error (the pipeline has not run yet), and the history goes on. Half
 the partial selections (those at an even hour) follow a run of the limits model alone,
 which shows the state: the selected model then reads the view that run wrote beside the
-run tables of the pipeline's last run.
+run tables of the pipeline's last run. Half the kills of a plain run (those at an odd
+hour) are followed by ``dbt retry``, as an orchestrator retries a failed run, and a third of
+the plain runs (at an hour divisible by 3) are ``dbt build``, which tests each model as
+soon as it is built.
+
+Each seed also draws settings that change what a run costs and never what it computes
+(``KNOBS``): backfill_limit_days from 1 to 3 (a day a run: the catch-up ends with a
+standard run that moves no model's last_success), the session id filter's step and size,
+how often the manifest log is compacted (0: every run), and whether the events table is
+partitioned by its collector date (``events_partition_column``), each number as text or
+as a number. The reference is built with the defaults, so any difference is a setting
+that changed a result.
 
 The seeds: 8 in CI, 1 and 9 too in ``make test`` (marked slow: variants of CI's seed);
 ``SPARK_INCREMENTAL_HISTORY_SEEDS`` (comma-separated) replaces them, to run others. Seeds
 1 to 24 passed on Spark 4.3 by 2026-12-06; since partial steps show the state first, 4, 6,
 10, 15, 18, 19, 29, 32, 40, 43, 46 (its step refused: only the limits model had run), 57
-and 71 passed on 4.3, and 4, 15 and 18 on Spark 3.5. A failure names its seed and the
-history drawn.
+and 71 passed on 4.3, and 4, 15 and 18 on Spark 3.5. Since the settings are drawn and
+kills are retried: 1, 8, 9, 21, 100, 110, 111 and 112 on 4.3 (1, 100, 110, 111 and 112
+take a retry; 9, 100 and 110 a build; every one of them reads a partitioned events table),
+8 and 111 on 3.5. A failure names its seed, its
+settings and the history drawn.
 """
 
 from __future__ import annotations
@@ -49,6 +63,17 @@ _CHOSEN = os.environ.get("SPARK_INCREMENTAL_HISTORY_SEEDS")
 SEEDS = ([int(s) for s in _CHOSEN.split(",") if s.strip()] if _CHOSEN
          else [8, pytest.param(1, marks=pytest.mark.slow), pytest.param(9, marks=pytest.mark.slow)])
 STEPS = 9
+# settings that change what a run costs, never what it computes: each seed draws one value
+# of each from its own stream (the history's draws stay those of the seed), a number as
+# text or as a number (vars from env_var arrive as text); None leaves the var unset. With
+# the partition column set, the events table is partitioned by it.
+KNOBS: dict[str, list[int | str | None]] = {
+    "spark_incremental__backfill_limit_days": [1, 2, 3],
+    "spark_incremental__session_filter_step_days": [1, 2, 7],
+    "spark_incremental__session_filter_buckets": [1, 2048],
+    "spark_incremental__manifest_compact_after": [0, 2, 50],
+    "spark_incremental__events_partition_column": [None, "collector_date"],
+}
 HELD_OUT = 3
 FAIL_POINTS = ["before_overwrite", "after_rename_old", "after_write", "after_stage", "before_swap"]
 SWAP_POINTS = {"after_rename_old", "before_swap"}
@@ -77,6 +102,14 @@ def _spans(rows: list[tuple]) -> dict[str, tuple[datetime, datetime]]:
         if row[SESSION] is not None:
             spans.setdefault(row[SESSION], []).append(row[COLLECTED])
     return {name: (min(times), max(times)) for name, times in spans.items()}
+
+
+def _knobs(seed: int) -> dict[str, int | str]:
+    """The cost settings that `seed` draws (a stream apart from the history's)."""
+    rng = random.Random(f"knobs {seed}")
+    drawn = {name: rng.choice(values) for name, values in KNOBS.items()}
+    as_text = {name: rng.random() < 0.5 for name in KNOBS}
+    return {name: str(value) if as_text[name] else value for name, value in drawn.items() if value is not None}
 
 
 def _held_out(rows: list[tuple], rng: random.Random) -> tuple[list[str], str]:
@@ -168,6 +201,10 @@ def _step(project: DbtProject, spark_sql: SparkSql, rng: random.Random, action: 
         history.steps.append(f"{now:%m-%d %H:%M} {what} ({'ran through' if result.success else 'stopped'})")
         if not result.success:
             assert f"stopped at '{point}'" in result.text() + str(result.exception), result.tail(60)
+            if now.hour % 2 == 1 and point not in SWAP_POINTS:  # no draw: each seed's history stays
+                # as an orchestrator does: the failed and skipped models again, without the kill
+                project.run("retry", vars={**at, **extra})
+                history.steps.append(f"{now:%m-%d %H:%M} retry")
         return
     if action == "full_refresh":
         model = rng.choice(REBUILT)
@@ -202,11 +239,14 @@ def _step(project: DbtProject, spark_sql: SparkSql, rng: random.Random, action: 
             project.run("run", vars={**at, "spark_incremental__restate": restate})
             history.steps.append(f"{now:%m-%d %H:%M} restate {restate['start']} to {restate['end']}")
             return
-    project.run("run", vars=at)
-    history.steps.append(f"{now:%m-%d %H:%M} run")
+    # a third of them (at an hour divisible by 3; no draw) are `dbt build`: the data tests
+    # of each model run right after it, and a failing one would skip its children
+    command = "build" if now.hour % 3 == 0 else "run"
+    project.run(command, vars=at)
+    history.steps.append(f"{now:%m-%d %H:%M} {command}")
     if action == "rerun":
-        project.run("run", vars=at)
-        history.steps.append(f"{now:%m-%d %H:%M} run again")
+        project.run(command, vars=at)
+        history.steps.append(f"{now:%m-%d %H:%M} {command} again")
 
 
 def _walk(make_project: Callable[..., DbtProject], spark_sql: SparkSql, rng: random.Random,
@@ -215,9 +255,14 @@ def _walk(make_project: Callable[..., DbtProject], spark_sql: SparkSql, rng: ran
     rows = _rows()
     held, last_one = _held_out(rows, rng)
     spans = _spans(rows)
-    project = make_project(**BASE_VARS)
+    knobs = _knobs(history.seed)
+    history.steps.append("settings " + ", ".join(f"{k.removeprefix('spark_incremental__')}={v!r}"
+                                                 for k, v in knobs.items()))
+    project = make_project(**{**BASE_VARS, **knobs})
+    partition_column = knobs.get("spark_incremental__events_partition_column")
     spark_sql.create_table(project.relation("events"), gen.EVENT_COLUMNS,
-                           [r for r in rows if r[SESSION] not in {*held, last_one}])
+                           [r for r in rows if r[SESSION] not in {*held, last_one}],
+                           partitioned_by=[str(partition_column)] if partition_column else None)
 
     def load_due(now: datetime) -> None:
         for name in [n for n in held if _loadable(spark_sql, project, *spans[n], now)]:
@@ -232,17 +277,21 @@ def _walk(make_project: Callable[..., DbtProject], spark_sql: SparkSql, rng: ran
         _step(project, spark_sql, rng, rng.choices(names, weights)[0], now, history)
         now = min(now + timedelta(hours=rng.randrange(2, 21)), FINAL_NOW)
 
-    standard = 0
-    for _ in range(6):  # catch up: it ends with a standard run twice in a row
+    # catch up: it ends with a standard run that moves no model's last_success (with
+    # backfill_limit_days below the history, a standard run may still be catching up); a
+    # rebuilt model backfills from start_date, backfill_limit_days a run
+    days = (FINAL_NOW - gen.START_DATE).days
+    runs = max(6, 5 + -(-days // int(knobs["spark_incremental__backfill_limit_days"])))
+    for _ in range(runs):
         load_due(FINAL_NOW)
+        before = sorted(_progress(spark_sql, project))
         states = [line.split("] ", 1)[0] + "]" for line in project.run("run", vars=_now(FINAL_NOW)).pkg_lines()
                   if "[state " in line]
         history.steps.append(f"catch-up {states}")
-        standard = standard + 1 if states == ["spark_incremental: [state 4]"] and not held else 0
-        if standard == 2:
+        if states == ["spark_incremental: [state 4]"] and not held and sorted(_progress(spark_sql, project)) == before:
             break
     else:
-        raise AssertionError("no standard run twice in a row after 6 catch-up runs")
+        raise AssertionError(f"no standard run that moved nothing after {runs} catch-up runs")
 
     # after every other load, with nothing newer: the load watermark's case
     loaded = max(r[LOADED] for r in rows) + timedelta(hours=1)

@@ -17,10 +17,18 @@
   {%- endif -%}
   {%- do spark_incremental._keep_run_lock() -%}
   {%- set cache = spark_incremental._run_cache('run_limits') -%}
-  {%- if (limits_relation | string) in cache -%}
-    {%- do spark_incremental._check_run_tables_exist() -%}
-    {{- return(dict(cache[limits_relation | string])) -}}
+  {%- if (limits_relation | string) not in cache -%}
+    {%- do cache.update({limits_relation | string: spark_incremental._read_run_limits_view(limits_relation)}) -%}
   {%- endif -%}
+  {%- do spark_incremental._check_run_tables_exist() -%}
+  {{- return(dict(cache[limits_relation | string])) -}}
+{%- endmacro %}
+
+
+{#- The limits the limits model wrote to its view (`limits_relation`), as
+    return_limits_from_model returns them; a view that does not exist, or one that does
+    not hold one row, stops the model with an error that says what to run. -#}
+{% macro _read_run_limits_view(limits_relation) -%}
   {%- if not spark_incremental._relation_exists_now(limits_relation) -%}
     {%- do exceptions.raise_compiler_error(
         "spark_incremental: this model reads the run limits from " ~ limits_relation ~ ", which does not"
@@ -45,10 +53,7 @@
         "spark_incremental: " ~ limits_relation ~ " should hold one row, found " ~ rows | length
         ~ ". Run spark_incremental_base_new_event_limits first.") -%}
   {%- endif -%}
-  {%- set limits = spark_incremental._limits_from_row(rows[0]) -%}
-  {%- do cache.update({limits_relation | string: limits}) -%}
-  {%- do spark_incremental._check_run_tables_exist() -%}
-  {{- return(dict(limits)) -}}
+  {{- return(spark_incremental._limits_from_row(rows[0])) -}}
 {%- endmacro %}
 
 
