@@ -62,23 +62,25 @@ test-spark35: venv $(SPARK35_STAMP) $(CLUSTER_DEPS) ## the whole test suite agai
 	SPARK_INCREMENTAL_SPARK_HOME=$(abspath $(SPARK35_TARGET))/pyspark \
 	  $(PY) -m pytest $(XDIST) $(PYTEST_ARGS)
 
-# What CI runs on Spark 3.5: a core of the suite, chosen to cover every place where 3.5
-# and 4.x differ for the package (change scopes without EXECUTE IMMEDIATE, `using <format>`
+# What CI runs on Spark 3.5: a core of the suite, chosen to cover every place where 3.5 and
+# 4.x differ for the package (change scopes without EXECUTE IMMEDIATE, `using <format>`
 # tables, partition overwrites through table options, the run lock's settle sleep through
-# reflect, the load watermark, intervals, forward-only), every write step under a kill, and
-# the sessionisation against one full run. The whole suite on both versions does not fit
-# CI's 60 minutes on a 2-core runner: `make test SPARK=3.5` (the whole suite, 2 workers)
-# passed on 2026-11-26 at commit 69beed7, 113 passed and 19 skipped in 33 min, and the 4.3
-# suite takes about as long (CI's part of it, the tests not marked slow or cluster_core: 108
-# passed in 31 min the same day). On 2026-11-28 the same runner took twice as long (the
-# demo 220 s instead of 103 s); CI's 4.3 part now leaves out 25 more variants (marked slow,
-# each naming the CI test that runs its path), and this core no longer repeats the bad change
-# input test (the same on both versions; the 4.3 step runs it).
+# reflect, the load watermark, intervals, forward-only, the partition strategies' level
+# columns, drawn by the random history of changes), every write step under a kill, and the
+# sessionisation against one full run. The whole suite on both versions does not fit CI's 60
+# minutes on a 2-core runner: `make test SPARK=3.5` (the whole suite, 2 workers) passed on
+# 2026-11-26 at commit 69beed7, 113 passed and 19 skipped in 33 min, and the 4.3 suite takes
+# about as long (CI's part of it, the tests not marked slow or cluster_core: 108 passed in
+# 31 min the same day). On 2026-11-28 the same runner took twice as long (the demo 220 s
+# instead of 103 s); CI's 4.3 part now leaves out 25 more variants (marked slow, each naming
+# the CI test that runs its path), and this core no longer repeats the bad change input test
+# (the same on both versions; the 4.3 step runs it).
 SPARK35_TESTS := tests/test_harness_smoke.py \
   tests/test_sessions.py::test_incremental_batches_equal_one_full_run \
   tests/test_write_layer.py \
   tests/test_changes.py::test_each_change_type_equals_a_full_rebuild \
   tests/test_changes.py::test_a_replay_reads_only_the_scope_of_the_target \
+  'tests/test_random_changes.py::test_a_random_history_of_changes_equals_a_full_rebuild[4]' \
   tests/test_managed_incremental.py::test_parquet_upsert_moves_rows_between_partitions_and_recovers \
   tests/test_intervals.py::test_batches_gaps_restatement_and_coarse_partitions \
   tests/test_intervals.py::test_a_batch_reads_only_the_partitions_it_rewrites \

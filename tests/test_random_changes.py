@@ -7,7 +7,9 @@ the same sources (sorted rows, every column), after every step.
 ``test_changes.py`` walks each path once, by hand. Here the seed draws the order, so a
 path meets the states that other paths leave behind: a day removed and loaded again with
 the same description, a retry after a kill in another model, an add on a dimension that a
-model outer-joins. Each description keeps the contract of its type
+model outer-joins. Half the kills that stop a run are followed by ``dbt retry`` (the failed
+model and those it skipped, with the same description), after which every model must
+already equal a full rebuild. Each description keeps the contract of its type
 (docs/changes_and_intervals.md): a clean ADD_ROWS or REMOVE_ROWS covers only the rows it
 adds or removes, an UPDATE_ROWS is scoped by a column it does not change, a dimension's
 removal is described dirty (the fact outer-joins it), and every run that describes a change
@@ -17,8 +19,18 @@ described by the day (the models hold rows in the scope: appended, the day's ear
 would be there twice; taken for a retry of the day's earlier description, the new rows
 would be missing).
 
-The seeds: 3 in CI; ``SPARK_INCREMENTAL_CHANGE_SEEDS`` (comma-separated) runs others. A
-failure names its seed and the history drawn.
+Each seed also draws how every model's table is stored (``LAYOUTS``), which changes where
+the rows lie and never what they are: unpartitioned or partitioned by its date (or an
+aggregate by its product), and for a model whose mutability grows along the date a
+partition strategy (``user`` by month, which adds the column ``date_month``; ``indicator``;
+``distribution`` with a target partition size that picks the day or the year, as text or as
+a number). The checks read each model's own columns by name, and a month level must be the
+month of its row's date.
+
+The seeds: 3 and 4 in CI (4 on Spark 3.5 too); ``SPARK_INCREMENTAL_CHANGE_SEEDS``
+(comma-separated) runs others. Since the layouts are drawn and kills retried: 1-6 on Spark
+4.3 (2, 4, 5 and 6 take a retry), 4 on 3.5. A failure names its seed, its
+layouts and the history drawn.
 """
 
 from __future__ import annotations
@@ -39,7 +51,9 @@ from tests.test_changes import (
 from tests.test_random_histories import History, walk_seed
 
 _CHOSEN = os.environ.get("SPARK_INCREMENTAL_CHANGE_SEEDS")
-SEEDS = [int(s) for s in _CHOSEN.split(",") if s.strip()] if _CHOSEN else [3]
+# seed 3 (kills between a rebuild's renames and before them, a month level by `user` and
+# by `distribution`) and 4 (three kills, each retried by `dbt retry`; CI's Spark 3.5 core)
+SEEDS = [int(s) for s in _CHOSEN.split(",") if s.strip()] if _CHOSEN else [3, 4]
 STEPS = 10
 FAIL_POINTS = ["after_stage", "before_overwrite", "after_write", "after_rename_old", "before_swap"]
 SALES_ROWS = """
@@ -69,6 +83,36 @@ MODEL_SQL = {name: sql for name, (sql, _) in (MODELS | EXTRA_MODELS).items()}
 # model name -> reference SQL over the sources in schema {s}
 REFERENCES = {name: reference for name, (_, reference) in (MODELS | EXTRA_MODELS).items()}
 NAMES = sorted(REFERENCES)
+# model name -> its columns, in the reference's order (a partitioned table puts its
+# partition column last, and a partition strategy may add a level column)
+COLUMNS = {
+    "fct_sales": "sale_id, product, category, amount, date",
+    "agg_by_date": "date, sales_count, amount",
+    "agg_by_product": "product, amount",
+    "fct_sales_append": "sale_id, product, amount, date",
+    "fct_sales_append_joined": "sale_id, product, category, date",
+    "fct_sales_immutable": "sale_id, product, amount, date",
+    "fct_sales_ds": "sale_id, product, amount, date",
+}
+# layouts that change how a model's table is stored, never what it holds: each seed draws
+# one per model from its own stream (the history's draws stay those of the seed). A model
+# whose mutability grows along `date` can also take a partition strategy (a level of date's
+# hierarchy: day; month, which adds the column date_month; or the distribution's choice).
+PLAIN_LAYOUTS = ["", "partition_by='date',"]
+ALONG_LAYOUTS = PLAIN_LAYOUTS + ["partition_strategy='user', partition_by='month',",
+                                 "partition_strategy='indicator',", "partition_strategy='distribution',"]
+LAYOUTS = {
+    "fct_sales": PLAIN_LAYOUTS,
+    "agg_by_date": PLAIN_LAYOUTS,
+    "agg_by_product": ["", "partition_by='product',"],
+    "fct_sales_append": ALONG_LAYOUTS,
+    "fct_sales_append_joined": ALONG_LAYOUTS,
+    "fct_sales_immutable": PLAIN_LAYOUTS,
+    "fct_sales_ds": ALONG_LAYOUTS,
+}
+# the distribution strategy's target partition size, as text or as a number (vars from
+# env_var arrive as text): 1 picks the day, 1000 the year
+TARGET_PARTITION_ROWS = [1, "1", 4, "1000"]
 ALL = ("--select", "path:models/changes_test")
 FIRST_DAY = dt.date(2024, 1, 1)
 DAYS = 8  # sales fall on these days: few enough that a day is removed and loaded again
@@ -203,18 +247,41 @@ def _draw(rng: random.Random, src: Sources, kind: str) -> list[dict[str, str]] |
     return None
 
 
+def _layouts(seed: int) -> tuple[dict[str, str], int | str]:
+    """The table layout of each model and the distribution's target that `seed` draws (a
+    stream apart from the history's)."""
+    rng = random.Random(f"layouts {seed}")
+    return {name: rng.choice(LAYOUTS[name]) for name in NAMES}, rng.choice(TARGET_PARTITION_ROWS)
+
+
+def _with_layout(sql: str, layout: str) -> str:
+    """The model's SQL stored as `layout` says (its own partition_by replaced)."""
+    config = "materialized='managed_incremental',"
+    assert config in sql
+    bare = sql.replace(" partition_by='date',", "").replace(", partition_by='date')", ")")
+    return bare.replace(config, f"{config} {layout}" if layout else config)
+
+
 def _check(spark_sql: SparkSql, schema: str) -> None:
     for name in NAMES:
-        got = rows(spark_sql, f"select * from {fresh(spark_sql, f'{schema}.{name}')}")
+        relation = fresh(spark_sql, f"{schema}.{name}")
+        got = rows(spark_sql, f"select {COLUMNS[name]} from {relation}")
         want = rows(spark_sql, REFERENCES[name].format(s=schema))
         assert got == want, f"{name} differs from a full rebuild:\n got  {got}\n want {want}"
+        # a month level added by the partition strategy is the month of each row's date
+        if any(column["col_name"] == "date_month" for column in spark_sql.query_dicts(f"describe {relation}")):
+            wrong = rows(spark_sql, f"select date, date_month from {relation} where date_month != trunc(date, 'MM')")
+            assert not wrong, f"{name}: date_month is not the month of date in {wrong}"
 
 
-def _run_until_done(project: DbtProject, rng: random.Random, changes: list[dict[str, str]],
+def _run_until_done(project: DbtProject, spark_sql: SparkSql, rng: random.Random, changes: list[dict[str, str]],
                     history: History) -> None:
     """Run with the description as an operator would: maybe killed at a write step, maybe
     first for part of the models, maybe once more after it succeeded; every attempt after
-    the first is a retry with the same description, until one run succeeds for all."""
+    the first is a retry with the same description, until one run succeeds for all. Every
+    other kill that stops (by the number of steps so far: no draw, each seed's history
+    stays) is first followed by `dbt retry`, which runs the failed model and the models it
+    skipped: then every model must already equal a full rebuild."""
     base = {"spark_incremental__now": NOW, "spark_incremental__changes": changes}
     if rng.random() < 0.3:
         point = rng.choice(FAIL_POINTS)
@@ -222,6 +289,13 @@ def _run_until_done(project: DbtProject, rng: random.Random, changes: list[dict[
         history.steps.append(f"then killed at {point}: {'ran through' if result.success else 'stopped'}")
         if not result.success:
             assert f"stopped at '{point}'" in result.text() + str(result.exception), result.tail(60)
+            if len(history.steps) % 2 == 0:
+                retried = project.run("retry", vars=base)
+                # dbt names no selection under retry: this project has no events table, so
+                # the run it repeats selected none of the events pipeline
+                assert "dbt retry: the events table" in retried.text(), retried.tail(40)
+                history.steps.append("then dbt retry")
+                _check(spark_sql, project.schema)
     elif rng.random() < 0.2:
         part = sorted(rng.sample(NAMES, rng.randint(1, 3)))
         project.run("run", "--select", *part, vars=base)
@@ -235,11 +309,15 @@ def _run_until_done(project: DbtProject, rng: random.Random, changes: list[dict[
 
 def _walk(make_project: Callable[..., DbtProject], spark_sql: SparkSql, rng: random.Random,
           history: History) -> None:
-    project = make_project()
+    layouts, target_rows = _layouts(history.seed)
+    history.steps.append("layouts " + ", ".join(f"{name} {layouts[name].rstrip(',') or 'unpartitioned'}"
+                                                for name in NAMES)
+                         + f"; target_partition_rows={target_rows!r}")
+    project = make_project(spark_incremental__target_partition_rows=target_rows)
     schema = project.schema
     project.write_model("changes_test/sources.yml", SOURCES_YML)
     for name in NAMES:
-        project.write_model(f"changes_test/{name}", MODEL_SQL[name])
+        project.write_model(f"changes_test/{name}", _with_layout(MODEL_SQL[name], layouts[name]))
     src = Sources(sales=[], products=[(p, rng.choice(CATEGORIES)) for p in PRODUCTS_ALL[:3]])
     for day in rng.sample(range(DAYS), 4):
         src.sales += [src.sale(rng, FIRST_DAY + dt.timedelta(days=day)) for _ in range(rng.randint(1, 3))]
@@ -270,7 +348,7 @@ def _walk(make_project: Callable[..., DbtProject], spark_sql: SparkSql, rng: ran
             history.steps.append("plain run")
         else:
             history.steps.append(" and ".join(f"{c['type']} on {c['table']} where {c['scope']}" for c in changes))
-            _run_until_done(project, rng, changes, history)
+            _run_until_done(project, spark_sql, rng, changes, history)
         _check(spark_sql, schema)
 
 

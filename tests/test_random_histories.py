@@ -14,10 +14,11 @@ difference is a loss. A step that selects one model before the pipeline's first 
 stop with the package's error (the pipeline has not run yet), and the history goes on. Half
 the partial selections (those at an even hour) follow a run of the limits model alone,
 which shows the state: the selected model then reads the view that run wrote beside the
-run tables of the pipeline's last run. Half the kills of a plain run (those at an odd
-hour) are followed by ``dbt retry``, as an orchestrator retries a failed run, and a third of
-the plain runs (at an hour divisible by 3) are ``dbt build``, which tests each model as
-soon as it is built.
+run tables of the pipeline's last run. Half the kills (those at an odd hour) are followed
+by ``dbt retry``, as an orchestrator retries a failed run: dbt replays the killed command's
+flags, so a killed ``--full-refresh`` is rebuilt again once the package has recovered the
+swap it stopped. A third of the plain runs (at an hour divisible by 3) are ``dbt build``,
+which tests each model as soon as it is built.
 
 Each seed also draws settings that change what a run costs and never what it computes
 (``KNOBS``): backfill_limit_days from 1 to 3 (a day a run: the catch-up ends with a
@@ -27,14 +28,17 @@ partitioned by its collector date (``events_partition_column``), each number as 
 as a number. The reference is built with the defaults, so any difference is a setting
 that changed a result.
 
-The seeds: 8 in CI, 1 and 9 too in ``make test`` (marked slow: variants of CI's seed);
+The seeds: 8 and 272 in CI, 1 and 9 too in ``make test`` (marked slow: variants of CI's seeds);
 ``SPARK_INCREMENTAL_HISTORY_SEEDS`` (comma-separated) replaces them, to run others. Seeds
 1 to 24 passed on Spark 4.3 by 2026-12-06; since partial steps show the state first, 4, 6,
 10, 15, 18, 19, 29, 32, 40, 43, 46 (its step refused: only the limits model had run), 57
 and 71 passed on 4.3, and 4, 15 and 18 on Spark 3.5. Since the settings are drawn and
 kills are retried: 1, 8, 9, 21, 100 and 110-116 on 4.3 (1, 100, 110-113 take a retry; 9,
 100, 110, 114-116 a build; all but 113 and 115 read a partitioned events table), 8 and 111
-on 3.5. A failure names its seed, its settings and the history drawn.
+on 3.5. Since a killed rebuild is retried too: 1, 8, 9, 21, 272, 279, 294 and 297 on 4.3,
+9 and 21 on 3.5 (9 and 21 retry a killed rebuild of sessions, stopped before its renames
+and between them; 272, 279, 294 and 297 one or two of the lifecycle manifest, 272 one of
+page_views too). A failure names its seed, its settings and the history drawn.
 """
 
 from __future__ import annotations
@@ -55,12 +59,13 @@ from tests.test_rebuilds import (
     BASE_VARS, FINAL_NOW, LIFECYCLE, _assert_equals_one_full_run, _now, _rows, _tracked_progress,
 )
 
-# seed 8 in CI (kills at four steps, one of them between a rebuild's renames, change
-# descriptions, late loads); 1 (four rebuilds) and 9 (two restatements, a killed rebuild) in
-# make test
+# in CI: seed 8 (kills at four steps, one of them between a rebuild's renames, change
+# descriptions, late loads) and 272 (three killed rebuilds, each retried: the lifecycle
+# manifest's twice, page_views'; a killed plain run retried); in make test, 1 (four
+# rebuilds) and 9 (two restatements, a killed rebuild of sessions retried) too
 _CHOSEN = os.environ.get("SPARK_INCREMENTAL_HISTORY_SEEDS")
 SEEDS = ([int(s) for s in _CHOSEN.split(",") if s.strip()] if _CHOSEN
-         else [8, pytest.param(1, marks=pytest.mark.slow), pytest.param(9, marks=pytest.mark.slow)])
+         else [8, 272, pytest.param(1, marks=pytest.mark.slow), pytest.param(9, marks=pytest.mark.slow)])
 STEPS = 9
 # settings that change what a run costs, never what it computes: each seed draws one value
 # of each from its own stream (the history's draws stay those of the seed), a number as
@@ -200,8 +205,9 @@ def _step(project: DbtProject, spark_sql: SparkSql, rng: random.Random, action: 
         history.steps.append(f"{now:%m-%d %H:%M} {what} ({'ran through' if result.success else 'stopped'})")
         if not result.success:
             assert f"stopped at '{point}'" in result.text() + str(result.exception), result.tail(60)
-            if now.hour % 2 == 1 and point not in SWAP_POINTS:  # no draw: each seed's history stays
-                # as an orchestrator does: the failed and skipped models again, without the kill
+            if now.hour % 2 == 1:  # no draw: each seed's history stays
+                # as an orchestrator does: the failed and skipped models again, without the kill;
+                # dbt replays the killed command's flags, so a killed rebuild is rebuilt again
                 project.run("retry", vars={**at, **extra})
                 history.steps.append(f"{now:%m-%d %H:%M} retry")
         return

@@ -11,8 +11,14 @@ restatement, a change description on a day that a batch of three days also cover
 empty day restated after its rows were removed. Late data keeps the contract: a day
 whose interval is done changes only with a restatement or a description that covers it.
 
+Each seed also draws how every model's table is stored (``LAYOUTS``): by the model's own
+month column, by day, unpartitioned, or by a partition strategy (``user`` by month, which
+adds the column ``ds_month``; ``indicator``, the day; ``distribution`` with a target
+partition size that picks the day or the year, as text or as a number). The check reads the
+model's own columns by name, and a month level must be the month of its row's day.
+
 The seeds: 2 in CI; ``SPARK_INCREMENTAL_INTERVAL_SEEDS`` (comma-separated) runs others.
-A failure names its seed and the history drawn.
+A failure names its seed, its layouts and the history drawn.
 """
 
 from __future__ import annotations
@@ -40,9 +46,9 @@ SWAP_FAIL_POINTS = ["before_swap", "after_rename_old"]
 SELECT = ("--select", "path:models/intervals_test")
 
 
-def _model(cron: str, batch_size: int, partition_by: str, month: bool, fails: bool) -> str:
-    """A daily interval model over the events: one row per day; `fails`: a one-day batch of
-    the day var('fail_day') fails on purpose."""
+def _model(cron: str, batch_size: int, layout: str, month: bool, fails: bool) -> str:
+    """A daily interval model over the events: one row per day, stored as `layout` (config
+    text); `fails`: a one-day batch of the day var('fail_day') fails on purpose."""
     check = """
         and assert_true(
             ds != date'{{ var("fail_day", "1900-01-01") }}'
@@ -52,7 +58,7 @@ def _model(cron: str, batch_size: int, partition_by: str, month: bool, fails: bo
     return f"""{{{{ config(
     materialized='managed_incremental',
     time_column='ds', start='{START.isoformat()}', interval_unit='day', cron='{cron}',
-    batch_size={batch_size}, partition_by='{partition_by}',
+    batch_size={batch_size},{" " + layout if layout else ""}
 ) }}}}
 
 with
@@ -79,9 +85,18 @@ select * from final
 
 @dataclass(frozen=True)
 class Model:
-    sql: str
-    hourly: bool  # cron '0 * * * *': a day is ready from midnight; else '0 6 * * *': from 06:00 the next day
-    month: bool
+    cron: str
+    batch_size: int
+    month: bool  # the model's rows carry their month (a column `month`)
+    fails: bool = False
+
+    @property
+    def hourly(self) -> bool:
+        """Cron '0 * * * *': a day is ready from midnight; else '0 6 * * *': from 06:00 the next day."""
+        return self.cron == "0 * * * *"
+
+    def sql(self, layout: str) -> str:
+        return _model(self.cron, self.batch_size, layout, self.month, self.fails)
 
     def ready_end(self, now: dt.datetime) -> dt.date:
         """The end of the last ready interval: the day of the cron's last firing at or before now."""
@@ -94,13 +109,23 @@ class Model:
 
 
 MODELS = {
-    # one day per batch, monthly partitions, a batch can fail on purpose
-    "daily_events": Model(_model("0 6 * * *", 1, "month", month=True, fails=True), hourly=False, month=True),
-    # three days per batch, daily partitions
-    "batched_events": Model(_model("0 6 * * *", 3, "ds", month=False, fails=False), hourly=False, month=False),
-    # hourly cron: two days per batch, monthly partitions
-    "hourly_events": Model(_model("0 * * * *", 2, "month", month=True, fails=False), hourly=True, month=True),
+    # one day per batch, a batch can fail on purpose
+    "daily_events": Model("0 6 * * *", 1, month=True, fails=True),
+    # three days per batch
+    "batched_events": Model("0 6 * * *", 3, month=False),
+    # hourly cron: two days per batch
+    "hourly_events": Model("0 * * * *", 2, month=True),
 }
+# how each model's table is stored, which changes where its rows lie and never what they
+# are: each seed draws one per model from its own stream (the history's draws stay those of
+# the seed). By the model's own month column; by day; unpartitioned; or a level of ds's date
+# hierarchy chosen by a partition strategy (`user` by month adds the column ds_month).
+LAYOUTS = ["partition_by='ds',", "", "partition_strategy='indicator',",
+           "partition_strategy='user', partition_by='month',", "partition_strategy='distribution',"]
+MONTH_LAYOUTS = ["partition_by='month',"] + LAYOUTS
+# the distribution strategy's target partition size, as text or as a number (vars from
+# env_var arrive as text): 1 picks the day, 1000 the year
+TARGET_PARTITION_ROWS = [1, "1", "1000", 1000]
 
 
 @dataclass
@@ -133,15 +158,31 @@ def _check(spark_sql: SparkSql, schema: str, now: dt.datetime) -> None:
         got = sorted(spark_sql.query(f"select {columns} from {schema}.{name}"), key=_sort_key)
         want = sorted(spark_sql.query(model.reference(schema, now)), key=_sort_key)
         assert got == want, f"{name} at {now} differs from its query over the ready days:\n got  {got}\n want {want}"
+        # a month level added by the partition strategy is the month of each row's day
+        if any(column["col_name"] == "ds_month" for column in spark_sql.query_dicts(f"describe {schema}.{name}")):
+            wrong = spark_sql.query(f"select ds, ds_month from {schema}.{name} where ds_month != trunc(ds, 'MM')")
+            assert not wrong, f"{name}: ds_month is not the month of ds in {wrong}"
+
+
+def _layouts(seed: int) -> tuple[dict[str, str], int | str]:
+    """The table layout of each model and the distribution's target that `seed` draws (a
+    stream apart from the history's)."""
+    rng = random.Random(f"layouts {seed}")
+    layouts = {name: rng.choice(MONTH_LAYOUTS if model.month else LAYOUTS) for name, model in MODELS.items()}
+    return layouts, rng.choice(TARGET_PARTITION_ROWS)
 
 
 def _walk(make_project: Callable[..., DbtProject], spark_sql: SparkSql, rng: random.Random,
           history: History) -> None:
-    project = make_project()
+    layouts, target_rows = _layouts(history.seed)
+    history.steps.append("layouts " + ", ".join(f"{name} {layout.rstrip(',') or 'unpartitioned'}"
+                                                for name, layout in layouts.items())
+                         + f"; target_partition_rows={target_rows!r}")
+    project = make_project(spark_incremental__target_partition_rows=target_rows)
     schema = project.schema
     project.write_model("intervals_test/sources.yml", SOURCES_YML)
     for name, model in MODELS.items():
-        project.write_model(f"intervals_test/{name}", model.sql)
+        project.write_model(f"intervals_test/{name}", model.sql(layouts[name]))
     world = World(now=dt.datetime.combine(START, dt.time()) + dt.timedelta(hours=rng.randrange(30, 80)))
     for offset in range((world.now.date() - START).days + 1):
         if rng.random() < 0.8:
