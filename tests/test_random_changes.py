@@ -48,7 +48,7 @@ from tests.harness.sql import SparkSql
 from tests.test_changes import (
     FCT_SALES_APPEND_JOINED, MODELS, NOW, PRODUCTS, SALES, SOURCES_YML, fresh, rows,
 )
-from tests.test_random_histories import History, walk_seed
+from tests.test_random_histories import History, draw_layouts, layouts_step, walk_seed
 
 _CHOSEN = os.environ.get("SPARK_INCREMENTAL_CHANGE_SEEDS")
 # seed 3 (kills between a rebuild's renames and before them, a month level by `user` and
@@ -248,10 +248,8 @@ def _draw(rng: random.Random, src: Sources, kind: str) -> list[dict[str, str]] |
 
 
 def _layouts(seed: int) -> tuple[dict[str, str], int | str]:
-    """The table layout of each model and the distribution's target that `seed` draws (a
-    stream apart from the history's)."""
-    rng = random.Random(f"layouts {seed}")
-    return {name: rng.choice(LAYOUTS[name]) for name in NAMES}, rng.choice(TARGET_PARTITION_ROWS)
+    """The table layout of each model and the distribution's target that `seed` draws."""
+    return draw_layouts(seed, {name: LAYOUTS[name] for name in NAMES}, TARGET_PARTITION_ROWS)
 
 
 def _with_layout(sql: str, layout: str) -> str:
@@ -310,9 +308,7 @@ def _run_until_done(project: DbtProject, spark_sql: SparkSql, rng: random.Random
 def _walk(make_project: Callable[..., DbtProject], spark_sql: SparkSql, rng: random.Random,
           history: History) -> None:
     layouts, target_rows = _layouts(history.seed)
-    history.steps.append("layouts " + ", ".join(f"{name} {layouts[name].rstrip(',') or 'unpartitioned'}"
-                                                for name in NAMES)
-                         + f"; target_partition_rows={target_rows!r}")
+    history.steps.append(layouts_step(layouts, target_rows))
     project = make_project(spark_incremental__target_partition_rows=target_rows)
     schema = project.schema
     project.write_model("changes_test/sources.yml", SOURCES_YML)

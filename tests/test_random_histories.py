@@ -306,6 +306,21 @@ def _walk(make_project: Callable[..., DbtProject], spark_sql: SparkSql, rng: ran
     _assert_equals_one_full_run(make_project, spark_sql, project)
 
 
+def draw_layouts(seed: int, choices: dict[str, list[str]],
+                 targets: list[int | str]) -> tuple[dict[str, str], int | str]:
+    """How each model's table is stored (config text, one of its `choices`, in their order)
+    and the distribution strategy's target partition size, as `seed` draws them from a
+    stream apart from its history's, so the history stays that of the seed."""
+    rng = random.Random(f"layouts {seed}")
+    return {name: rng.choice(options) for name, options in choices.items()}, rng.choice(targets)
+
+
+def layouts_step(layouts: dict[str, str], target_rows: int | str) -> str:
+    """The drawn layouts as a step of the history, for the failure message."""
+    drawn = ", ".join(f"{name} {layout.rstrip(',') or 'unpartitioned'}" for name, layout in layouts.items())
+    return f"layouts {drawn}; target_partition_rows={target_rows!r}"
+
+
 def walk_seed(walk: Callable[[Callable[..., DbtProject], SparkSql, random.Random, History], None],
               make_project: Callable[..., DbtProject], spark_sql: SparkSql, seed: int) -> None:
     """Walk the history that `seed` draws; a failed run or check names the seed and the

@@ -34,7 +34,7 @@ import pytest
 from tests.harness.dbt import DbtProject
 from tests.harness.sql import SparkSql, _sort_key
 from tests.test_intervals import EVENTS, SOURCES_YML
-from tests.test_random_histories import History, walk_seed
+from tests.test_random_histories import History, draw_layouts, layouts_step, walk_seed
 
 _CHOSEN = os.environ.get("SPARK_INCREMENTAL_INTERVAL_SEEDS")
 SEEDS = [int(s) for s in _CHOSEN.split(",") if s.strip()] if _CHOSEN else [2]
@@ -165,19 +165,15 @@ def _check(spark_sql: SparkSql, schema: str, now: dt.datetime) -> None:
 
 
 def _layouts(seed: int) -> tuple[dict[str, str], int | str]:
-    """The table layout of each model and the distribution's target that `seed` draws (a
-    stream apart from the history's)."""
-    rng = random.Random(f"layouts {seed}")
-    layouts = {name: rng.choice(MONTH_LAYOUTS if model.month else LAYOUTS) for name, model in MODELS.items()}
-    return layouts, rng.choice(TARGET_PARTITION_ROWS)
+    """The table layout of each model and the distribution's target that `seed` draws."""
+    choices = {name: MONTH_LAYOUTS if model.month else LAYOUTS for name, model in MODELS.items()}
+    return draw_layouts(seed, choices, TARGET_PARTITION_ROWS)
 
 
 def _walk(make_project: Callable[..., DbtProject], spark_sql: SparkSql, rng: random.Random,
           history: History) -> None:
     layouts, target_rows = _layouts(history.seed)
-    history.steps.append("layouts " + ", ".join(f"{name} {layout.rstrip(',') or 'unpartitioned'}"
-                                                for name, layout in layouts.items())
-                         + f"; target_partition_rows={target_rows!r}")
+    history.steps.append(layouts_step(layouts, target_rows))
     project = make_project(spark_incremental__target_partition_rows=target_rows)
     schema = project.schema
     project.write_model("intervals_test/sources.yml", SOURCES_YML)
