@@ -19,15 +19,21 @@ YEARLY = "{'type': 'full_mutation', 'type_params': {'update_cron': '0 0 1 1 *'}}
 SALES = {"sale_id": "int", "product": "string", "amount": "int", "date": "date"}
 PRODUCTS = {"product": "string", "category": "string"}
 
-SOURCES_YML = """
+
+
+def sources_yml(*tables: str) -> str:
+    """A sources file declaring `tables` of the source `shop`, in the project's schema."""
+    listed = "".join(f"\n      - name: {table}" for table in tables)
+    return f"""
 version: 2
 sources:
   - name: shop
-    schema: "{{ target.schema }}"
-    tables:
-      - name: sales
-      - name: products
+    schema: "{{{{ target.schema }}}}"
+    tables:{listed}
 """
+
+
+SOURCES_YML = sources_yml("sales", "products")
 
 # model name -> (model SQL, reference SQL over the sources in schema {s})
 MODELS = {

@@ -25,8 +25,11 @@ Each seed also draws settings that change what a run costs and never what it com
 standard run that moves no model's last_success), the session id filter's step and size,
 how often the manifest log is compacted (0: every run), and whether the events table is
 partitioned by its collector date (``events_partition_column``), each number as text or
-as a number. The reference is built with the defaults, so any difference is a setting
-that changed a result.
+as a number. A partitioned events table holds that date as a date, a 'yyyy-MM-dd' string
+or an int yyyymmdd (``PARTITION_TYPES``, a stream of its own): the package detects the
+format from the type, and every read of a window, a restatement or a late load prunes on
+it. The reference is built with the defaults, so any difference is a setting that changed
+a result.
 
 The seeds: 8 and 272 in CI, 1 and 9 too in ``make test`` (marked slow: variants of CI's seeds);
 ``SPARK_INCREMENTAL_HISTORY_SEEDS`` (comma-separated) replaces them, to run others. Seeds
@@ -38,7 +41,10 @@ kills are retried: 1, 8, 9, 21, 100 and 110-116 on 4.3 (1, 100, 110-113 take a r
 on 3.5. Since a killed rebuild is retried too: 1, 8, 9, 21, 272, 279, 294 and 297 on 4.3,
 9 and 21 on 3.5 (9 and 21 retry a killed rebuild of sessions, stopped before its renames
 and between them; 272, 279, 294 and 297 one or two of the lifecycle manifest, 272 one of
-page_views too). A failure names its seed, its settings and the history drawn.
+page_views too). Since the partition column's type is drawn: 1, 8, 9, 23, 38, 86, 93,
+100, 114, 279 and 294 on 4.3 (int: 1, 23, 38, 86, 93, 100, 114, 279; string: 8, 9, 294;
+93 restates once and 9 twice), 1 and 8 on 3.5.
+A failure names its seed, its settings and the history drawn.
 """
 
 from __future__ import annotations
@@ -78,6 +84,10 @@ KNOBS: dict[str, list[int | str | None]] = {
     "spark_incremental__manifest_compact_after": [0, 2, 50],
     "spark_incremental__events_partition_column": [None, "collector_date"],
 }
+# the type of the events table's partition column, for a seed that partitions it: the
+# loader's date, a 'yyyy-MM-dd' string or an int yyyymmdd (the package detects the format
+# from the type). Drawn from a stream of its own, so the seeds' other draws stay.
+PARTITION_TYPES = ["date", "string", "int"]
 HELD_OUT = 3
 FAIL_POINTS = ["before_overwrite", "after_rename_old", "after_write", "after_stage", "before_swap"]
 SWAP_POINTS = {"after_rename_old", "before_swap"}
@@ -86,7 +96,8 @@ ACTIONS = [("run", 6), ("kill", 3), ("full_refresh", 2), ("change", 2), ("partia
            ("rerun", 1)]
 REBUILT = ["sessions", "page_views", LIFECYCLE]
 COLUMNS = list(gen.EVENT_COLUMNS)
-SESSION, COLLECTED, LOADED = (COLUMNS.index(c) for c in ("domain_sessionid", "collector_tstamp", "load_tstamp"))
+SESSION, COLLECTED, LOADED, DATE = (COLUMNS.index(c) for c in
+                                    ("domain_sessionid", "collector_tstamp", "load_tstamp", "collector_date"))
 
 
 @dataclass
@@ -114,6 +125,26 @@ def _knobs(seed: int) -> dict[str, int | str]:
     drawn = {name: rng.choice(values) for name, values in KNOBS.items()}
     as_text = {name: rng.random() < 0.5 for name in KNOBS}
     return {name: str(value) if as_text[name] else value for name, value in drawn.items() if value is not None}
+
+
+@dataclass
+class EventsTable:
+    """How the events table is stored: its columns' types and its partition column."""
+
+    columns: dict[str, str]
+    partition_column: str | None
+
+    @classmethod
+    def drawn(cls, seed: int, knobs: dict[str, int | str]) -> EventsTable:
+        column = knobs.get("spark_incremental__events_partition_column")
+        kind = random.Random(f"partition type {seed}").choice(PARTITION_TYPES) if column else "date"
+        return cls({**gen.EVENT_COLUMNS, "collector_date": kind}, str(column) if column else None)
+
+    def rows(self, rows: list[tuple]) -> list[tuple]:
+        """The generator's rows as this table holds them (an int date is yyyymmdd)."""
+        if self.columns["collector_date"] != "int":
+            return rows  # a date literal cast to string is 'yyyy-MM-dd'
+        return [row[:DATE] + (int(f"{row[DATE]:%Y%m%d}"),) + row[DATE + 1:] for row in rows]
 
 
 def _held_out(rows: list[tuple], rng: random.Random) -> tuple[list[str], str]:
@@ -152,9 +183,9 @@ def _loadable(spark_sql: SparkSql, project: DbtProject, first: datetime, final: 
     return not progress or first >= min(progress) - lookback + timedelta(minutes=30)
 
 
-def _load(spark_sql: SparkSql, project: DbtProject, rows: list[tuple], loaded: datetime) -> None:
-    spark_sql.insert_rows(project.relation("events"), gen.EVENT_COLUMNS,
-                          [row[:LOADED] + (loaded,) + row[LOADED + 1:] for row in rows])
+def _load(spark_sql: SparkSql, project: DbtProject, events: EventsTable, rows: list[tuple], loaded: datetime) -> None:
+    spark_sql.insert_rows(project.relation("events"), events.columns,
+                          events.rows([row[:LOADED] + (loaded,) + row[LOADED + 1:] for row in rows]))
 
 
 def _restate_range(spark_sql: SparkSql, project: DbtProject, rng: random.Random) -> dict[str, str] | None:
@@ -263,15 +294,17 @@ def _walk(make_project: Callable[..., DbtProject], spark_sql: SparkSql, rng: ran
     knobs = _knobs(history.seed)
     history.steps.append("settings " + ", ".join(f"{k.removeprefix('spark_incremental__')}={v!r}"
                                                  for k, v in knobs.items()))
+    events = EventsTable.drawn(history.seed, knobs)
+    if events.partition_column:
+        history.steps.append(f"events partitioned by {events.partition_column} {events.columns[events.partition_column]}")
     project = make_project(**{**BASE_VARS, **knobs})
-    partition_column = knobs.get("spark_incremental__events_partition_column")
-    spark_sql.create_table(project.relation("events"), gen.EVENT_COLUMNS,
-                           [r for r in rows if r[SESSION] not in {*held, last_one}],
-                           partitioned_by=[str(partition_column)] if partition_column else None)
+    spark_sql.create_table(project.relation("events"), events.columns,
+                           events.rows([r for r in rows if r[SESSION] not in {*held, last_one}]),
+                           partitioned_by=[events.partition_column] if events.partition_column else None)
 
     def load_due(now: datetime) -> None:
         for name in [n for n in held if _loadable(spark_sql, project, *spans[n], now)]:
-            _load(spark_sql, project, [r for r in rows if r[SESSION] == name], now)
+            _load(spark_sql, project, events, [r for r in rows if r[SESSION] == name], now)
             held.remove(name)
             history.steps.append(f"{now:%m-%d %H:%M} load {name} late")
 
@@ -300,7 +333,7 @@ def _walk(make_project: Callable[..., DbtProject], spark_sql: SparkSql, rng: ran
 
     # after every other load, with nothing newer: the load watermark's case
     loaded = max(r[LOADED] for r in rows) + timedelta(hours=1)
-    _load(spark_sql, project, [r for r in rows if r[SESSION] == last_one], loaded)
+    _load(spark_sql, project, events, [r for r in rows if r[SESSION] == last_one], loaded)
     project.run("run", vars=_now(loaded))
     history.steps.append(f"load {last_one} late after the catch-up, run")
     _assert_equals_one_full_run(make_project, spark_sql, project)
