@@ -20,7 +20,6 @@ SALES = {"sale_id": "int", "product": "string", "amount": "int", "date": "date"}
 PRODUCTS = {"product": "string", "category": "string"}
 
 
-
 def sources_yml(*tables: str) -> str:
     """A sources file declaring `tables` of the source `shop`, in the project's schema."""
     listed = "".join(f"\n      - name: {table}" for table in tables)

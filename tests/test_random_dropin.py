@@ -55,7 +55,6 @@ ORDER_LOG = {"log_id": "bigint", "order_id": "int", "status": "string", "amount"
 STATUSES = ["placed", "paid", "shipped", "returned"]
 
 
-
 def _latest(incremental_filter: str) -> str:
     """A model of each order's latest version, reading the log through `incremental_filter`."""
     return f"""
@@ -301,3 +300,40 @@ def test_a_random_history_of_dropin_models_equals_a_full_rebuild(
     make_project: Callable[..., DbtProject], spark_sql: SparkSql, seed: int
 ) -> None:
     walk_seed(_walk, make_project, spark_sql, seed)
+
+
+def test_a_load_described_after_a_killed_upsert_is_added_once(
+    make_project: Callable[..., DbtProject], spark_sql: SparkSql
+) -> None:
+    """A plain run's upsert killed before its overwrite leaves the new rows in its apply
+    table; the next run describes that load as a clean ADD_ROWS. The start hook repairs
+    the table before it plans (the model's own recovery ran only after the plan had been
+    made: the plan saw no row in the scope, planned an add, and the model, having
+    re-applied the overwrite first, held the new order twice)."""
+    project = make_project()
+    schema = project.schema
+    project.write_model("dropin_test/sources.yml", sources_yml("order_log"))
+    names = ["orders_latest", "orders_indicator"]
+    for name in names:
+        project.write_model(f"dropin_test/{name}", _model_sql(name, "partition_by='order_date',"))
+    log = OrderLog()
+    log.add(1, "placed", 10, START, START.date())
+    log.add(2, "placed", 20, START, START.date())
+    spark_sql.create_table(f"{schema}.order_log", ORDER_LOG, log.rows)
+    run_vars: dict[str, object] = {"spark_incremental__now": NOW}
+    project.run("run", *ALL, vars=run_vars)
+    log.add(3, "placed", 30, START + dt.timedelta(hours=3), START.date())
+    spark_sql.create_table(f"{schema}.order_log", ORDER_LOG, log.rows)
+    killed = project.run("run", *ALL, vars={**run_vars, "spark_incremental__fail_at": "before_overwrite"},
+                         expect_success=None)
+    assert not killed.success and "stopped at 'before_overwrite'" in killed.text() + str(killed.exception)
+    added = [{"table": "order_log", "type": "ADD_ROWS", "scope": "order_log.order_id = 3"}]
+    result = project.run("run", *ALL, vars={**run_vars, "spark_incremental__changes": added})
+    lines = result.pkg_lines()
+    assert any("orders_latest: recovered: re-applied the interrupted overwrite" in line for line in lines), lines
+    # planned once the table holds the order: its scope is replaced, not appended to
+    assert any("orders_latest: change descriptions: replaced scope" in line for line in lines), lines
+    for name in names:
+        _, _, _, reference, columns, _ = MODELS[name]
+        got = rows(spark_sql, f"select {columns} from {fresh(spark_sql, f'{schema}.{name}')}")
+        assert got == rows(spark_sql, reference.format(s=schema)), f"{name}: {got}"

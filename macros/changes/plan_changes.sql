@@ -17,6 +17,7 @@
   {%- endif -%}
   {%- set changes = spark_incremental.get_changes() -%}
   {%- if changes | length > 0 -%}
+    {%- do spark_incremental._recover_reached_models(changes) -%}
     {%- do spark_incremental._settle_refresh_plan(spark_incremental._refresh_plans(changes)) -%}
   {%- endif -%}
   {{- return('') -}}

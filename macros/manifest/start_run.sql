@@ -65,12 +65,16 @@
   {%- do spark_incremental._ensure_dynamic_overwrite(spark_incremental.ensure_manifest_log(), listed=true) -%}
   {%- do spark_incremental._acquire_run_lock() -%}
   {%- if changes | length > 0 -%}
-    {#- the plan the run applies, made again under the lock: a run that ended since the
-        check may have written the models' tables and states that the plan reads -#}
+    {#- the plan the run applies, made again under the lock, once what an interrupted run
+        left in the reached models is repaired: a run that ended since the check may have
+        written the models' tables and states that the plan reads -#}
+    {%- set repaired = spark_incremental._recover_reached_models(changes) -%}
     {%- set planned = spark_incremental._refresh_plans(changes) -%}
     {%- if planned.plans != checked.plans -%}
       {%- do spark_incremental._log('the refresh plan changed between the check before the run lock and the'
-          ~ ' plan under it: another run wrote a model the changes reach; this run applies the plan made under the lock') -%}
+          ~ ' plan under it: ' ~ ('this run repaired what an interrupted run left in ' ~ repaired | join(', ')
+          ~ ', or another run wrote a model the changes reach' if repaired else 'another run wrote a model the changes reach')
+          ~ '; this run applies the plan made under the lock') -%}
     {%- endif -%}
     {%- do spark_incremental._settle_refresh_plan(planned, holds_lock=true) -%}
   {%- endif -%}
