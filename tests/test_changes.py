@@ -440,9 +440,6 @@ BAD_CHANGES = [
     ([{"table": "salez", "type": "ADD_ROWS", "scope": "salez.date = '2024-01-02'"}],
      "change on table 'salez': no source, seed, snapshot or model of that name in this project."
      " The tables managed_incremental models read directly: shop.products, shop.sales"),
-    ([{"table": "sales", "type": "ADD_ROWS", "scope": "sales.date = '2024-01-02'"},
-      {"table": "shop.sales", "type": "REMOVE_ROWS", "scope": "sales.date = '2024-01-01'"}],
-     "two changes for one table: change #1 on 'sales' and change #2 on 'shop.sales' both describe source.spark_incremental_integration_tests.shop.sales"),
     ([{"table": "sales", "type": "ADD_ROWS", "scope": "sales.nope = 1"}],
      "the scope reads column `sales`.`nope`, which"),
     ([{"table": "sales", "type": "ADD_ROWS", "scope": "sales.date = '2024-01-02'; drop table x"}],
@@ -459,6 +456,48 @@ BAD_CHANGES = [
     ([{"table": "sales", "type": "ADD_ROWS", "scope": "`reflect`('java.lang.Thread', 'dumpStack') is null"}],
      "must not call reflect"),
 ]
+
+
+def test_a_table_described_twice_gets_one_change(make_project, spark_sql: SparkSql) -> None:
+    """A loader's queue of descriptions since the last run that succeeded may name a table
+    twice: the package merges them into one change, the union of the scopes, of the
+    narrowest type that covers both (an add and a removal: MIXED_CHANGES; an add and a
+    dirty add: the dirty add), and says so."""
+    project = make_project()
+    schema = project.schema
+    with_plan_hook(project)
+    write_models(project, ["fct_sales"])
+    sales = [(1, "P1", 10, d("2024-01-01")), (2, "P2", 20, d("2024-01-01")), (3, "P1", 30, d("2024-01-02"))]
+    products = [("P1", "A"), ("P2", "B")]
+    set_sources(spark_sql, schema, sales, products)
+    project.run("run", "-s", "fct_sales", vars={"spark_incremental__now": NOW})
+
+    # one sale of 2024-01-01 removed, a day loaded: named as 'sales', then as 'shop.sales'
+    sales = [row for row in sales if row[0] != 2] + [(4, "P2", 40, d("2024-01-03"))]
+    set_sources(spark_sql, schema, sales, products)
+    result = run_changes(project, [
+        {"table": "sales", "type": "ADD_ROWS", "scope": "sales.date = '2024-01-03'"},
+        {"table": "shop.sales", "type": "REMOVE_ROWS_WITH_DIRTY_CONDITION", "scope": "sales.date = '2024-01-01'"},
+    ], select=("fct_sales",))
+    assert any("change #2 on 'shop.sales' describes the table of change #1 on 'sales'"
+               " (source.spark_incremental_integration_tests.shop.sales): merged into one MIXED_CHANGES of scope"
+               " (sales.date = '2024-01-03') or (sales.date = '2024-01-01')"
+               " (ADD_ROWS and REMOVE_ROWS_WITH_DIRTY_CONDITION)" in line for line in result.pkg_lines()), \
+        result.pkg_lines()
+    assert last_plan(spark_sql, schema)["fct_sales"] == [
+        ("replace scope", "((sales.date = '2024-01-03') or (sales.date = '2024-01-01'))")]
+    assert_equals_rebuild(spark_sql, schema, ["fct_sales"])
+
+    # a clean add and a dirty add of the same table: the dirty add, the union of the scopes
+    sales += [(5, "P1", 50, d("2024-01-04")), (6, "P2", 60, d("2024-01-02"))]
+    set_sources(spark_sql, schema, sales, products)
+    run_changes(project, [
+        {"table": "sales", "type": "ADD_ROWS", "scope": "sales.sale_id = 5"},
+        {"table": "sales", "type": "ADD_ROWS_WITH_DIRTY_CONDITION", "scope": "sales.date >= '2024-01-02'"},
+    ], select=("fct_sales",))
+    assert last_plan(spark_sql, schema)["fct_sales"] == [
+        ("replace scope", "((sales.sale_id = 5) or (sales.date >= '2024-01-02'))")]
+    assert_equals_rebuild(spark_sql, schema, ["fct_sales"])
 
 
 def test_bad_change_input_stops_the_run_before_anything_is_written(make_project, spark_sql: SparkSql) -> None:

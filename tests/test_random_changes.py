@@ -9,7 +9,12 @@ path meets the states that other paths leave behind: a day removed and loaded ag
 the same description, a retry after a kill in another model, an add on a dimension that a
 model outer-joins. Half the kills that stop a run are followed by ``dbt retry`` (the failed
 model and those it skipped, with the same description), after which every model must
-already equal a full rebuild. Each description keeps the contract of its type
+already equal a full rebuild. After a kill, half the time (drawn from a stream of its
+own) the sources change again before the next run, as when a loader's next load lands
+while a run is being repaired: that run lists both descriptions, the killed one and the
+new one (the package merges a table's changes into one), over models that hold the first
+applied, half-applied or not at all (since 2026-12-06 (5); it changed the seeds'
+histories). Each description keeps the contract of its type
 (docs/changes_and_intervals.md): a clean ADD_ROWS or REMOVE_ROWS covers only the rows it
 adds or removes, an UPDATE_ROWS is scoped by a column it does not change, a dimension's
 removal is described dirty (the fact outer-joins it), and every run that describes a change
@@ -27,9 +32,11 @@ partition strategy (``user`` by month, which adds the column ``date_month``; ``i
 a number). The checks read each model's own columns by name, and a month level must be the
 month of its row's date.
 
-The seeds: 3 and 4 in CI (4 on Spark 3.5 too); ``SPARK_INCREMENTAL_CHANGE_SEEDS``
+The seeds: 4 in CI (on Spark 3.5 too), 3 in ``make test`` (slow); ``SPARK_INCREMENTAL_CHANGE_SEEDS``
 (comma-separated) runs others. Since the layouts are drawn and kills retried: 1-6 on Spark
-4.3 (2, 4, 5 and 6 take a retry), 4 on 3.5. A failure names its seed, its
+4.3 (2, 4, 5 and 6 take a retry), 4 on 3.5. Since more changes follow a kill (ten steps
+then, eight now: a prefix of the same history): 4, 6 and 8 on 4.3 (each lists two changes
+of one table after a kill, merged by the package), 4 on 3.5. A failure names its seed, its
 layouts and the history drawn.
 """
 
@@ -51,10 +58,14 @@ from tests.test_changes import (
 from tests.test_random_histories import History, draw_layouts, layouts_step, walk_seed
 
 _CHOSEN = os.environ.get("SPARK_INCREMENTAL_CHANGE_SEEDS")
-# seed 3 (kills between a rebuild's renames and before them, a month level by `user` and
-# by `distribution`) and 4 (three kills, each retried by `dbt retry`; CI's Spark 3.5 core)
-SEEDS = [int(s) for s in _CHOSEN.split(",") if s.strip()] if _CHOSEN else [3, 4]
-STEPS = 10
+# seed 4 (three kills, each retried by `dbt retry`; CI's Spark 3.5 core too) and seed 3 (kills
+# between a rebuild's renames and before them, a month level by `user` and by
+# `distribution`), marked slow for CI's time since 2026-12-06 (5): CI runs its paths in
+# test_write_layer.py (a kill at each step of a write and at each swap point, on 4.3 and
+# 3.5) and test_partition_strategies.py (the month levels of `user` and `distribution`)
+SEEDS: list = ([int(s) for s in _CHOSEN.split(",") if s.strip()] if _CHOSEN
+               else [pytest.param(3, marks=pytest.mark.slow), 4])
+STEPS = 8  # 10 until 2026-12-06 (5): a prefix of the same history, for CI's time
 FAIL_POINTS = ["after_stage", "before_overwrite", "after_write", "after_rename_old", "before_swap"]
 SALES_ROWS = """
 
@@ -122,6 +133,8 @@ CATEGORIES = ["A", "B", "C", "D", "E", "F"]
 KINDS = [("add_day", 3), ("load_again", 1), ("add_dirty", 2), ("update", 2), ("move", 1), ("remove_day", 2),
          ("remove_some", 2), ("mixed", 2), ("product_update", 1), ("product_add", 1), ("product_remove", 1),
          ("two_tables", 1), ("plain", 1), ("full_refresh", 1)]
+# the kinds that change the sources after a kill, before the next run describes them too
+MORE_KINDS, MORE_WEIGHTS = zip(*[(kind, weight) for kind, weight in KINDS if kind not in ("plain", "full_refresh")])
 
 
 @dataclass
@@ -272,15 +285,22 @@ def _check(spark_sql: SparkSql, schema: str) -> None:
             assert not wrong, f"{name}: date_month is not the month of date in {wrong}"
 
 
+def _described(changes: list[dict[str, str]]) -> str:
+    return " and ".join(f"{c['type']} on {c['table']} where {c['scope']}" for c in changes)
+
+
 def _run_until_done(project: DbtProject, spark_sql: SparkSql, rng: random.Random, changes: list[dict[str, str]],
-                    history: History) -> None:
+                    history: History, more: Callable[[], list[dict[str, str]]]) -> None:
     """Run with the description as an operator would: maybe killed at a write step, maybe
     first for part of the models, maybe once more after it succeeded; every attempt after
     the first is a retry with the same description, until one run succeeds for all. Every
     other kill that stops (by the number of steps so far: no draw, each seed's history
     stays) is first followed by `dbt retry`, which runs the failed model and the models it
-    skipped: then every model must already equal a full rebuild."""
+    skipped: then every model must already equal a full rebuild. After a kill, `more()`
+    may change the sources again before the next run: that run, and those after it,
+    describe both changes (the killed description is never dropped)."""
     base = {"spark_incremental__now": NOW, "spark_incremental__changes": changes}
+    then = "then a run"
     if rng.random() < 0.3:
         point = rng.choice(FAIL_POINTS)
         result = project.run("run", *ALL, vars={**base, "spark_incremental__fail_at": point}, expect_success=None)
@@ -294,12 +314,19 @@ def _run_until_done(project: DbtProject, spark_sql: SparkSql, rng: random.Random
                 assert "dbt retry: the events table" in retried.text(), retried.tail(40)
                 history.steps.append("then dbt retry")
                 _check(spark_sql, project.schema)
+        added = more()
+        if added:
+            # both descriptions, as a loader's queue holds them: the package merges the
+            # changes of a table into one
+            base = {**base, "spark_incremental__changes": changes + added}
+            # one step, not two: every other kill is retried by the count of steps
+            then = "then sources changed again and a run describing both: " + _described(changes + added)
     elif rng.random() < 0.2:
         part = sorted(rng.sample(NAMES, rng.randint(1, 3)))
         project.run("run", "--select", *part, vars=base)
         history.steps.append(f"then a run for {', '.join(part)} only")
     project.run("run", *ALL, vars=base)
-    history.steps.append("then a run")
+    history.steps.append(then)
     if rng.random() < 0.2:
         project.run("run", *ALL, vars=base)
         history.steps.append("then a run again, same description")
@@ -323,6 +350,19 @@ def _walk(make_project: Callable[..., DbtProject], spark_sql: SparkSql, rng: ran
         spark_sql.create_table(f"{schema}.products", PRODUCTS, src.products)
 
     write_sources()
+    # after a kill, half the time the sources change again before the next run, as when a
+    # loader's next load lands while a run is being repaired (drawn from a stream of its own)
+    describer = random.Random(f"more changes after a kill {history.seed}")
+
+    def more() -> list[dict[str, str]]:
+        if describer.random() >= 0.5:
+            return []
+        added: list[dict[str, str]] | None = []
+        while added == []:  # a kind that cannot apply now is drawn again
+            added = _draw(describer, src, describer.choices(MORE_KINDS, MORE_WEIGHTS)[0])
+        write_sources()
+        return added or []
+
     project.run("run", *ALL, vars={"spark_incremental__now": NOW})
     history.steps.append(f"build: {len(src.sales)} sales on {len(src.days())} days, {len(src.products)} products")
     _check(spark_sql, schema)
@@ -343,8 +383,8 @@ def _walk(make_project: Callable[..., DbtProject], spark_sql: SparkSql, rng: ran
             project.run("run", *ALL, vars={"spark_incremental__now": NOW})
             history.steps.append("plain run")
         else:
-            history.steps.append(" and ".join(f"{c['type']} on {c['table']} where {c['scope']}" for c in changes))
-            _run_until_done(project, spark_sql, rng, changes, history)
+            history.steps.append(_described(changes))
+            _run_until_done(project, spark_sql, rng, changes, history, more)
         _check(spark_sql, schema)
 
 

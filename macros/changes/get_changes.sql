@@ -1,7 +1,9 @@
 {#- The validated change list of this invocation: a list of
-    {table, type, scope, unique_id, alias, relation, columns} in the given order.
-    Bad input (unknown type, unknown key, two changes for one table, a scope that is not a
-    single boolean expression on the table's columns) is an error before anything runs. -#}
+    {table, type, scope, unique_id, alias, relation, columns} in the given order, one per
+    table: a table described twice or more (a loader's queue of loads since the last run
+    that succeeded) gets one change, in the place of its first (_merged_change), and the
+    log says so. Bad input (unknown type, unknown key, a scope that is not a single boolean
+    expression on the table's columns) is an error before anything runs. -#}
 {% macro get_changes() -%}
   {{- return(adapter.dispatch('get_changes', 'spark_incremental')()) -}}
 {%- endmacro %}
@@ -40,13 +42,6 @@
           ~ types.keys() | join(', ')) -%}
     {%- endif -%}
     {%- set table = spark_incremental._change_table_node(raw.table) -%}
-    {%- if table.unique_id in seen -%}
-      {%- do exceptions.raise_compiler_error(
-          "spark_incremental: two changes for one table: " ~ seen[table.unique_id] ~ " and " ~ label
-          ~ " both describe " ~ table.unique_id ~ ". Describe at most one change per table"
-          ~ " (MIXED_CHANGES covers adds, updates and removes together).") -%}
-    {%- endif -%}
-    {%- do seen.update({table.unique_id: label}) -%}
     {%- set scope = raw.get('scope') -%}
     {%- if scope is none or (scope | string | trim) == '' -%}
       {%- set checked = {'columns': []} -%}
@@ -55,11 +50,29 @@
       {%- set scope = scope | string | trim -%}
       {%- set checked = spark_incremental._check_change_scope(label, table, scope) -%}
     {%- endif -%}
-    {%- do changes.append({
+    {%- set change = {
         'table': raw.table | string, 'type': type, 'scope': scope,
         'unique_id': table.unique_id, 'alias': table.alias, 'relation': table.relation | string,
         'columns': checked.columns,
-    }) -%}
+    } -%}
+    {%- if table.unique_id in seen -%}
+      {#- checked on its own above; the union of two checked scopes is as safe as each -#}
+      {%- set first = changes[seen[table.unique_id].index] -%}
+      {%- set merged = spark_incremental._merged_change(first, change) -%}
+      {%- set message = label ~ ' describes the table of ' ~ seen[table.unique_id].label ~ ' ('
+          ~ table.unique_id ~ '): merged into one ' ~ merged.type ~ ' of '
+          ~ ('the whole table' if merged.scope is none else 'scope ' ~ merged.scope)
+          ~ ' (' ~ first.type ~ ' and ' ~ type ~ ')' -%}
+      {%- set logged = spark_incremental._run_cache('merged_changes_logged') -%}
+      {%- if message not in logged -%}
+        {%- do logged.update({message: true}) -%}
+        {%- do spark_incremental._log(message) -%}
+      {%- endif -%}
+      {%- do first.update(merged) -%}
+    {%- else -%}
+      {%- do seen.update({table.unique_id: {'index': changes | length, 'label': label}}) -%}
+      {%- do changes.append(change) -%}
+    {%- endif -%}
   {%- endfor -%}
   {{- return(changes) -}}
 {%- endmacro %}

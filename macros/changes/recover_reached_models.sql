@@ -7,7 +7,7 @@
     docs write nothing). Logs each repair; returns the names of the models repaired. -#}
 {% macro _recover_reached_models(changes) -%}
   {%- set repaired = [] -%}
-  {%- if flags.WHICH not in ['run', 'build', 'retry'] -%}
+  {%- if not spark_incremental._command_writes() -%}
     {{- return(repaired) -}}
   {%- endif -%}
   {%- set selected = spark_incremental._selected_ids() -%}

@@ -12,7 +12,7 @@
 {% macro _keep_run_lock() -%}
   {#- update_manifest checks the lock itself, then reads the limits: no heartbeat at the end -#}
   {%- set lock = spark_incremental._run_cache('run_lock') -%}
-  {%- if not execute or flags.WHICH not in ['run', 'build'] or lock.get('ending') -%}
+  {%- if not execute or not spark_incremental._command_writes() or lock.get('ending') -%}
     {{- return(none) -}}
   {%- endif -%}
   {%- do spark_incremental._check_run_lock_held() -%}

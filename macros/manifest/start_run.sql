@@ -23,7 +23,7 @@
     {{- return('') -}}
   {%- endif -%}
   {%- set values = spark_incremental.validate_config_vars() -%}
-  {%- if flags.WHICH not in ['run', 'build'] -%}
+  {%- if not spark_incremental._command_writes() -%}
     {{- return('') -}}
   {%- endif -%}
   {%- do spark_incremental._check_restate_models() -%}

@@ -18,7 +18,7 @@
   {%- if not execute -%}
     {{- return('') -}}
   {%- endif -%}
-  {%- if flags.WHICH in ['run', 'build']
+  {%- if spark_incremental._command_writes()
         and not spark_incremental._run_takes_lock(spark_incremental.validate_config_vars()) -%}
     {#- start_run took no lock: nothing of the package ran -#}
     {{- return('') -}}
@@ -35,7 +35,7 @@
     {%- do spark_incremental.append_manifest_rows(rows) -%}
     {%- do exceptions.raise_compiler_error(lost.message) -%}
   {%- endif -%}
-  {%- if flags.WHICH in ['run', 'build'] -%}
+  {%- if spark_incremental._command_writes() -%}
     {#- the run lock taken by start_run ends with the run, in the same insert -#}
     {%- do rows.append({'model': spark_incremental._lock_model_name(), 'record_type': 'unlock',
                         'state': invocation_id, 'action': 'run ended'}) -%}

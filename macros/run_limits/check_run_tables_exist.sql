@@ -9,7 +9,7 @@
     statement. Only runs (run, build, retry) are checked: compile, show and docs render
     SQL without reading a table, and hooks and operations read no run table. -#}
 {% macro _check_run_tables_exist() -%}
-  {%- if not execute or flags.WHICH not in ['run', 'build', 'retry'] -%}
+  {%- if not execute or not spark_incremental._command_writes() -%}
     {{- return(none) -}}
   {%- endif -%}
   {%- if model is not defined or model is not mapping or model.get('resource_type') != 'model' -%}

@@ -77,7 +77,7 @@
     readers of this invocation, exactly as they would read them back from the view (the
     same texts, to the second). `relation`: the limits model's relation. -#}
 {% macro _keep_run_limits(relation, limits, last_success_json) -%}
-  {%- if not spark_incremental._can_query() or flags.WHICH not in ['run', 'build', 'retry'] -%}
+  {%- if not spark_incremental._can_query() or not spark_incremental._command_writes() -%}
     {{- return(none) -}}
   {%- endif -%}
   {%- set row = [

@@ -26,7 +26,7 @@
     {{- return(cache[key]) -}}
   {%- endif -%}
   {%- set current = spark_incremental._managed_plan_for_node(model, this.incorporate(type='table'),
-      flags.WHICH in ['run', 'build', 'retry'], should_full_refresh()) -%}
+      spark_incremental._command_writes(), should_full_refresh()) -%}
   {%- do cache.update({key: current}) -%}
   {%- do log('spark_incremental: ' ~ current.cfg.model ~ ': planned ' ~ current.plan.action ~ ' (is_incremental '
       ~ (current.plan.is_incremental | lower) ~ ', window ' ~ spark_incremental._along_window_sql(
