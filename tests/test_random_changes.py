@@ -58,7 +58,7 @@ from tests.test_changes import (
 from tests.test_random_histories import History, draw_layouts, layouts_step, walk_seed
 
 _CHOSEN = os.environ.get("SPARK_INCREMENTAL_CHANGE_SEEDS")
-# seed 4 (three kills, each retried by `dbt retry`; CI's Spark 3.5 core too) and seed 3 (kills
+# seed 4 (two kills, each retried by `dbt retry`, then more changes; CI's Spark 3.5 core too) and seed 3 (kills
 # between a rebuild's renames and before them, a month level by `user` and by
 # `distribution`), marked slow for CI's time since 2026-12-06 (5): CI runs its paths in
 # test_write_layer.py (a kill at each step of a write and at each swap point, on 4.3 and
