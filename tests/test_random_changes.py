@@ -35,8 +35,8 @@ month of its row's date.
 The seeds: 4 in CI (on Spark 3.5 too), 3 in ``make test`` (slow); ``SPARK_INCREMENTAL_CHANGE_SEEDS``
 (comma-separated) runs others. Since the layouts are drawn and kills retried: 1-6 on Spark
 4.3 (2, 4, 5 and 6 take a retry), 4 on 3.5. Since more changes follow a kill (ten steps
-then, eight now: a prefix of the same history): 4, 6 and 8 on 4.3 (each lists two changes
-of one table after a kill, merged by the package), 4 on 3.5. A failure names its seed, its
+then, eight now: a prefix of the same history): 4, 6 and 8 on 4.3 (the package merged two
+changes of one table 7 times in them), 4 on 3.5. A failure names its seed, its
 layouts and the history drawn.
 """
 
@@ -58,9 +58,9 @@ from tests.test_changes import (
 from tests.test_random_histories import History, draw_layouts, layouts_step, walk_seed
 
 _CHOSEN = os.environ.get("SPARK_INCREMENTAL_CHANGE_SEEDS")
-# seed 4 (two kills, each retried by `dbt retry`, then more changes; CI's Spark 3.5 core too) and seed 3 (kills
-# between a rebuild's renames and before them, a month level by `user` and by
-# `distribution`), marked slow for CI's time since 2026-12-06 (5): CI runs its paths in
+# seed 4 (two kills, each retried by `dbt retry`, then more changes; CI's Spark 3.5 core
+# too) and seed 3 (kills between a rebuild's renames and before them, a month level by
+# `user` and by `distribution`), marked slow for CI's time since 2026-12-06 (5): CI runs its paths in
 # test_write_layer.py (a kill at each step of a write and at each swap point, on 4.3 and
 # 3.5) and test_partition_strategies.py (the month levels of `user` and `distribution`)
 SEEDS: list = ([int(s) for s in _CHOSEN.split(",") if s.strip()] if _CHOSEN

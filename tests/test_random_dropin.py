@@ -30,9 +30,11 @@ upsert moves between partitions when its status changes). The seeds: 4 in CI (a
 removal, two corrections, three retries, a killed `--full-refresh`, a load described
 after a kill at `after_write`); ``SPARK_INCREMENTAL_DROPIN_SEEDS`` (comma-separated) runs
 others: 1-8 passed on Spark 4.3, 4 and 7 on 3.5 (before the described loads were drawn);
-with them, 4, 7, 9 and 20 on 4.3 (9 describes a load killed `before_overwrite`: without
-the start hook's repair, fixed on 2026-12-06, it fails). A failure names its seed, its
-layouts and the history drawn.
+with them, 4, 7, 9, 20, 23 and 35 on 4.3. Seeds 23 and 35 describe a load of new orders
+only after a kill at `before_overwrite`: without the start hook's repair (fixed on
+2026-12-06) both fail, an order twice; seed 9's described load touches orders the tables
+already hold, so it passes either way. A failure names its seed, its layouts and the
+history drawn.
 """
 
 from __future__ import annotations
