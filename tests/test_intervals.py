@@ -223,19 +223,32 @@ def test_batches_gaps_restatement_and_coarse_partitions(make_project, spark_sql:
     assert done_intervals(spark_sql, schema, "daily_events") == [["2024-01-01 00:00:00", "2024-01-05 00:00:00"]]
     assert spark_sql.query(f"show partitions {schema}.daily_events") == [("month=2024-01-01",)]
 
-    # a restatement passed with described changes that reach the model would be lost (a run
-    # that applies changes processes no interval): the start hook stops, the preview says so.
-    # The model already holds rows of 2024-01-03, so the ADD_ROWS replaces that scope.
-    both = {"spark_incremental__now": "2024-01-05 08:00:00",
+    # one run describes late events of 2024-01-03 (ADD_ROWS; the model holds rows of that
+    # day, so the plan replaces its scope) and restates 2024-01-01, whose source also got a
+    # late event, while 2024-01-05 became ready: the run applies the change, then processes
+    # the restated and the missing intervals (a loader that describes every load still
+    # gets its intervals), as the preview says
+    spark_sql.create_table(f"{schema}.events", EVENTS,
+                           events_rows(days, {"2024-01-01": 2, "2024-01-02": 1, "2024-01-03": 1}))
+    both = {"spark_incremental__now": "2024-01-06 08:00:00",
             "spark_incremental__restate": {"model": "daily_events", "start": "2024-01-01", "end": "2024-01-02"},
             "spark_incremental__changes": [{"table": "tracking.events", "type": "ADD_ROWS", "scope": "events.ds = '2024-01-03'"}]}
-    before = table(spark_sql, f"{schema}.daily_events")
     entry, row = _preview(project, both)
-    assert entry["action"] == "refused" and "the restatement would be lost" in row, (entry, row)
-    result = project.run("run", "-s", "daily_events", vars=both, expect_success=False)
-    assert ("spark_incremental__restate names model 'daily_events', to which this run's described changes apply"
-            " (replace scope)") in result.text() + str(result.exception), result.tail(20)
-    assert table(spark_sql, f"{schema}.daily_events") == before
+    assert entry["action"] == "apply_changes" and entry["plan"]["restated"] == [
+        ["2024-01-01 00:00:00", "2024-01-02 00:00:00"]], entry
+    assert entry["plan"]["work"]["batches"] == [
+        ["2024-01-01 00:00:00", "2024-01-02 00:00:00"], ["2024-01-05 00:00:00", "2024-01-06 00:00:00"]], entry
+    assert ("apply_changes: change descriptions, then time intervals (up to 2 batches): replace scope" in row
+            and "[2024-01-01 00:00:00, 2024-01-02 00:00:00) .. [2024-01-05 00:00:00, 2024-01-06 00:00:00)" in row
+            and "restate redoes [2024-01-01 00:00:00, 2024-01-02 00:00:00)" in row), row
+    result = project.run("run", "-s", "daily_events", vars=both)
+    assert _batch_ranges(result.pkg_lines()) == [
+        "[2024-01-01 00:00:00, 2024-01-02 00:00:00)", "[2024-01-05 00:00:00, 2024-01-06 00:00:00)"], result.pkg_lines()
+    done_line = _pkg_line(result.pkg_lines(), "daily_events: change descriptions: replaced scope")
+    assert ("; then processed 2 batches of day intervals in [2024-01-01 00:00:00, 2024-01-06 00:00:00) (restated)"
+            in done_line), done_line
+    assert table(spark_sql, f"{schema}.daily_events") == reference(spark_sql, schema, "2024-01-06")
+    assert done_intervals(spark_sql, schema, "daily_events") == [["2024-01-01 00:00:00", "2024-01-06 00:00:00"]]
 
 
 def _pkg_line(lines: list[str], text: str) -> str:

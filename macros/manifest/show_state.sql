@@ -87,7 +87,7 @@
     2024-01-05', 'skip: next refresh due at ...', 'build: full refresh: ...'. -#}
 {% macro _managed_next_run_text(plan) -%}
   {%- set reason = (plan.reason or '').replace('skipped: ', '') -%}
-  {%- if plan.action == 'intervals' -%}
+  {%- if plan.action == 'intervals' or (plan.get('work') and plan.work.batches | length > 0) -%}
     {#- more than one batch is an upper bound: the run's probe (_interval_probe) first
         records those without rows as done, without a batch -#}
     {%- set count = plan.work.batches | length -%}

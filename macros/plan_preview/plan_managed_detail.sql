@@ -22,7 +22,7 @@
       {%- do parts.append(refresh_plan.lines | join('; ')) -%}
     {%- endif -%}
   {%- endif -%}
-  {%- if plan.action == 'intervals' and plan.work.batches | length > 0 -%}
+  {%- if plan.get('work') and plan.work.batches | length > 0 -%}
     {%- set batches = plan.work.batches -%}
     {%- do parts.append(spark_incremental._plan_range_text(batches[0])
         ~ (' .. ' ~ spark_incremental._plan_range_text(batches[-1]) if batches | length > 1 else '')) -%}
@@ -36,7 +36,7 @@
   {%- endfor -%}
   {#- more than one batch: the run first probes them (_interval_probe) with the model's
       compiled SQL, which a run-operation does not have: the batches are an upper bound -#}
-  {%- set upper_bound = plan.action == 'intervals' and plan.work.batches | length > 1 -%}
+  {%- set upper_bound = plan.get('work') is not none and plan.work.batches | length > 1 -%}
   {%- if upper_bound -%}
     {%- do texts.append("an upper bound: the run's probe first records the batches without rows in the model"
         ~ ' or its table done without a batch (the preview has no compiled model SQL to probe with)') -%}

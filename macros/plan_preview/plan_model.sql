@@ -38,12 +38,9 @@
     {%- if refusal -%}
       {%- set by = 'on-run-start' if by_hook else 'materialization' -%}
       {%- do entry.update({'action': 'refused', 'refused': {'by': by, 'message': refusal}}) -%}
-      {%- set why = 'config full_refresh=false keeps its table' if not by_hook or planned.flags.change_plan.full_refresh
-          else 'spark_incremental__restate names it too: a run that applies changes to it processes no'
-               ~ ' interval, so the restatement would be lost' -%}
       {%- do details.insert(0, ('refused: the run stops in its on-run-start hook, before any model runs'
           if by_hook else 'refused: the model fails, its materialization refuses the rebuild')
-          ~ ' (' ~ why ~ '): ' ~ managed.text) -%}
+          ~ ' (config full_refresh=false keeps its table): ' ~ managed.text) -%}
     {%- else -%}
       {%- do details.insert(0, managed.text) -%}
     {%- endif -%}

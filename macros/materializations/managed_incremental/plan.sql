@@ -28,6 +28,8 @@
                              (no mutability, incremental_strategy 'insert_overwrite');
              'apply_changes' apply change_plan, the refresh plan of described changes
                              (flags.change_plan, from spark_incremental.refresh_plan());
+                             with time intervals, then process the missing (and
+                             restated) intervals of `work`, as 'intervals' does;
              'intervals'     process the missing time intervals of `work` (rebuild: create
                              the table empty first and forget the done intervals).
       restated: with time intervals (and no rebuild), the ranges spark_incremental__restate
@@ -69,9 +71,18 @@
     {{- return(spark_incremental._managed_plan_done(plan)) -}}
   {%- endif -%}
 
-  {#- 1b. described changes (spark_incremental__changes) come before the schedule -#}
+  {#- 1b. described changes (spark_incremental__changes) come before the schedule; a model
+      with time intervals then processes its missing intervals in the same run (a loader
+      that describes every load still gets them) -#}
   {%- if changes is not none -%}
     {%- do plan.update({'action': 'apply_changes', 'reason': 'change descriptions', 'change_plan': changes}) -%}
+    {%- if cfg.intervals -%}
+      {%- set intervals = spark_incremental._managed_interval_work(cfg, state, now) -%}
+      {%- do plan.update({'restated': intervals.restated, 'rebuild': false, 'work': intervals.work}) -%}
+      {%- if intervals.work.batches | length > 0 -%}
+        {%- do plan.update({'reason': 'change descriptions, then time intervals'}) -%}
+      {%- endif -%}
+    {%- endif -%}
     {{- return(spark_incremental._managed_plan_done(plan)) -}}
   {%- endif -%}
 
@@ -89,10 +100,9 @@
 
   {#- 1c. time intervals: the missing ready intervals, in batches -#}
   {%- if cfg.intervals -%}
-    {%- set restated = spark_incremental._interval_restated(cfg.model, cfg.intervals, now) -%}
-    {%- do plan.update({'restated': restated}) -%}
-    {%- set work = spark_incremental._interval_batches(cfg.intervals,
-        spark_incremental._ranges_from_text((state.state if state else {}).get('intervals')), now, restated) -%}
+    {%- set intervals = spark_incremental._managed_interval_work(cfg, state, now) -%}
+    {%- set work = intervals.work -%}
+    {%- do plan.update({'restated': intervals.restated}) -%}
     {%- if work.batches | length == 0 -%}
       {%- do plan.update({'action': 'skip', 'reason': 'skipped: no missing ' ~ cfg.intervals.unit ~ ' intervals up to '
           ~ spark_incremental._ts_text(work.end) ~ "; next due when cron '" ~ cfg.intervals.cron_text ~ "' fires at "
@@ -174,6 +184,17 @@
     {%- do plan.update({'action': 'append', 'reason': 'high-water mark ' ~ hwm, 'by_key': by_key}) -%}
   {%- endif -%}
   {{- return(spark_incremental._managed_plan_done(plan)) -}}
+{%- endmacro %}
+
+
+{#- A time-interval model's work in a run that does not rebuild it: the ranges
+    spark_incremental__restate redoes ({restated: [[start, end)]]) and the batches of its
+    missing ready intervals, restated ones included (work: _interval_batches()). -#}
+{% macro _managed_interval_work(cfg, state, now) -%}
+  {%- set restated = spark_incremental._interval_restated(cfg.model, cfg.intervals, now) -%}
+  {%- set work = spark_incremental._interval_batches(cfg.intervals,
+      spark_incremental._ranges_from_text((state.state if state else {}).get('intervals')), now, restated) -%}
+  {{- return({'restated': restated, 'work': work}) -}}
 {%- endmacro %}
 
 
