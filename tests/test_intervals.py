@@ -223,16 +223,18 @@ def test_batches_gaps_restatement_and_coarse_partitions(make_project, spark_sql:
     assert done_intervals(spark_sql, schema, "daily_events") == [["2024-01-01 00:00:00", "2024-01-05 00:00:00"]]
     assert spark_sql.query(f"show partitions {schema}.daily_events") == [("month=2024-01-01",)]
 
-    # one run describes late events of 2024-01-03 (ADD_ROWS; the model holds rows of that
-    # day, so the plan replaces its scope) and restates 2024-01-01, whose source also got a
-    # late event, while 2024-01-05 became ready: the run applies the change, then processes
-    # the restated and the missing intervals (a loader that describes every load still
-    # gets its intervals), as the preview says
-    spark_sql.create_table(f"{schema}.events", EVENTS,
-                           events_rows(days, {"2024-01-01": 2, "2024-01-02": 1, "2024-01-03": 1}))
+    # one run describes late events from 2024-01-03 on (ADD_ROWS; the model holds rows in
+    # that scope, so the plan replaces it), restates 2024-01-01, whose source also got a
+    # late event, and finds 2024-01-05 ready. The scope also covers 2024-01-06, whose
+    # interval is not ready and which got its first events: the change reaches only the
+    # done intervals, [2024-01-02, 2024-01-05) (2024-01-01 is redone by its batch). The
+    # run applies the change, then processes the restated and the missing intervals (a
+    # loader that describes every load still gets them), as the preview says
+    late = {"2024-01-01": 2, "2024-01-02": 1, "2024-01-03": 1, "2024-01-06": 2}
+    spark_sql.create_table(f"{schema}.events", EVENTS, events_rows(days, late))
     both = {"spark_incremental__now": "2024-01-06 08:00:00",
             "spark_incremental__restate": {"model": "daily_events", "start": "2024-01-01", "end": "2024-01-02"},
-            "spark_incremental__changes": [{"table": "tracking.events", "type": "ADD_ROWS", "scope": "events.ds = '2024-01-03'"}]}
+            "spark_incremental__changes": [{"table": "tracking.events", "type": "ADD_ROWS", "scope": "events.ds >= '2024-01-03'"}]}
     entry, row = _preview(project, both)
     assert entry["action"] == "apply_changes" and entry["plan"]["restated"] == [
         ["2024-01-01 00:00:00", "2024-01-02 00:00:00"]], entry
@@ -244,11 +246,18 @@ def test_batches_gaps_restatement_and_coarse_partitions(make_project, spark_sql:
     result = project.run("run", "-s", "daily_events", vars=both)
     assert _batch_ranges(result.pkg_lines()) == [
         "[2024-01-01 00:00:00, 2024-01-02 00:00:00)", "[2024-01-05 00:00:00, 2024-01-06 00:00:00)"], result.pkg_lines()
-    done_line = _pkg_line(result.pkg_lines(), "daily_events: change descriptions: replaced scope")
+    done_line = _pkg_line(result.pkg_lines(), "daily_events: change descriptions in the done day intervals"
+                          " [2024-01-02 00:00:00, 2024-01-05 00:00:00): replaced scope (events.ds >= '2024-01-03'):"
+                          " 2 rows out, 2 in")
     assert ("; then processed 2 batches of day intervals in [2024-01-01 00:00:00, 2024-01-06 00:00:00) (restated)"
             in done_line), done_line
+    # the table is the query over the ready days: 2024-01-06 waits for its interval
     assert table(spark_sql, f"{schema}.daily_events") == reference(spark_sql, schema, "2024-01-06")
     assert done_intervals(spark_sql, schema, "daily_events") == [["2024-01-01 00:00:00", "2024-01-06 00:00:00"]]
+    # the next day, 2024-01-06 is ready: its batch brings its events, whole
+    result = project.run("run", "-s", "daily_events", vars={"spark_incremental__now": "2024-01-07 08:00:00"})
+    assert _batch_ranges(result.pkg_lines()) == ["[2024-01-06 00:00:00, 2024-01-07 00:00:00)"], result.pkg_lines()
+    assert table(spark_sql, f"{schema}.daily_events") == reference(spark_sql, schema, "2024-01-07")
 
 
 def _pkg_line(lines: list[str], text: str) -> str:

@@ -1,8 +1,11 @@
 {#- Apply a plan's scoped operations to the model's existing table (a 'full refresh' plan
     is the materialization's rebuild, not handled here). `sql`: the model's query;
-    target_desc: _managed_describe(target). Returns {rows (inserted), removed, partitions,
-    detail (what was done, in words), cleanup (tables to drop once the state is recorded)}. -#}
-{% macro _apply_refresh_plan(plan, target, sql, target_desc) -%}
+    target_desc: _managed_describe(target). within (optional): {predicate, text}, the rows
+    every operation is kept to (a time-interval model's done intervals: _changes_within),
+    and its words for the detail. Returns {rows (inserted), removed, partitions, detail
+    (what was done, in words), cleanup (tables to drop once the state is recorded)}. -#}
+{% macro _apply_refresh_plan(plan, target, sql, target_desc, within=none) -%}
+  {%- set predicate = within.predicate if within is not none else none -%}
   {%- set columns = target_desc.columns | map(attribute=0) | list -%}
   {%- set column_list = spark_incremental._managed_column_list(target_desc.columns) -%}
   {%- set result = {'rows': 0, 'removed': 0, 'partitions': none, 'detail': '', 'cleanup': []} -%}
@@ -15,11 +18,11 @@
       select
           {{ column_list }}
       from (
-          {{ spark_incremental._scope_flagged_sql(sql, operation.scopes, columns) }}
+          {{ spark_incremental._scope_flagged_sql(sql, operation.scopes, columns, predicate) }}
       ) as si_scoped
       where __si_in_scope
     {%- endset -%}
-    {%- set in_target = spark_incremental._scope_flagged_sql('select * from ' ~ target, operation.scopes, columns) -%}
+    {%- set in_target = spark_incremental._scope_flagged_sql('select * from ' ~ target, operation.scopes, columns, predicate) -%}
     {%- if operation.operation == 'add rows where' -%}
       {#- clean adds: nothing of the target is read or rewritten -#}
       {%- set counted = spark_incremental._fetch_rows('select count(*) from (' ~ in_model ~ ') as si_counted') -%}
@@ -46,6 +49,7 @@
           "spark_incremental: cannot apply '" ~ operation.operation ~ "' in scope; it needs the model's rebuild") -%}
     {%- endif -%}
   {%- endfor -%}
-  {%- do result.update({'detail': 'change descriptions: ' ~ actions | join('; ')}) -%}
+  {%- do result.update({'detail': 'change descriptions' ~ (' ' ~ within.text if within is not none else '') ~ ': '
+      ~ actions | join('; ')}) -%}
   {{- return(result) -}}
 {%- endmacro %}

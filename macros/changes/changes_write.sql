@@ -1,12 +1,13 @@
 {#- managed_incremental's write path for action 'apply_changes': apply the model's refresh
-    plan in scope; then, for a model with time intervals, process the plan's missing (and
-    restated) intervals (_intervals_write), each batch replacing its whole range from the
-    source as it is now, so a batch that overlaps a described scope makes the same rows.
+    plan in scope; for a model with time intervals, only within its done intervals
+    (_changes_within), then process the plan's missing (and restated) intervals
+    (_intervals_write), each batch replacing its whole range from the source as it is now.
     Returns the materialization's result dict {rows, partitions, max, detail, cleanup,
     intervals (done ranges as text, when batches ran)}; max is the largest along value of
     the table afterwards. -#}
 {% macro _changes_write(plan, cfg, target, sql, target_desc) -%}
-  {%- set done = spark_incremental._apply_refresh_plan(plan.change_plan, target, sql, target_desc) -%}
+  {%- set done = spark_incremental._apply_refresh_plan(plan.change_plan, target, sql, target_desc,
+      spark_incremental._changes_within(plan, cfg)) -%}
   {%- set result = {'rows': done.rows, 'partitions': done.partitions, 'detail': done.detail, 'cleanup': done.cleanup} -%}
   {%- if plan.get('work') and plan.work.batches | length > 0 -%}
     {#- the change's apply table goes before the first batch builds its own, as between two

@@ -6,8 +6,9 @@
     statistics), which it cannot do through coalesce(..., false). Each scope is evaluated
     with the rows aliased as its changed table, so a scope written against the table
     (`sales.date = ...`) reads the model's column of the same name; it is never
-    rewritten. -#}
-{% macro _scope_flagged_sql(source_sql, scopes, columns) -%}
+    rewritten. within (optional): a predicate over the columns that every flagged row
+    must also meet (a time-interval model's done intervals, _changes_within). -#}
+{% macro _scope_flagged_sql(source_sql, scopes, columns, within=none) -%}
   {%- set state = namespace(sql='(\n' ~ source_sql ~ '\n)') -%}
   {%- for scope in scopes -%}
     {%- set state.sql = '(select ' ~ scope.alias ~ '.*, (' ~ scope.scope ~ ') as __si_scope_'
@@ -16,6 +17,9 @@
   {%- set in_scope -%}
     {% for scope in scopes %}__si_scope_{{ loop.index }}{{ ' or ' if not loop.last }}{% endfor %}
   {%- endset -%}
+  {%- if within is not none -%}
+    {%- set in_scope = '(' ~ in_scope ~ ') and (' ~ within ~ ')' -%}
+  {%- endif -%}
 select
   {%- for column in columns %}
     {{ column }},
