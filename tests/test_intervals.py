@@ -240,7 +240,8 @@ def test_batches_gaps_restatement_and_coarse_partitions(make_project, spark_sql:
         ["2024-01-01 00:00:00", "2024-01-02 00:00:00"]], entry
     assert entry["plan"]["work"]["batches"] == [
         ["2024-01-01 00:00:00", "2024-01-02 00:00:00"], ["2024-01-05 00:00:00", "2024-01-06 00:00:00"]], entry
-    assert ("apply_changes: change descriptions, then time intervals (up to 2 batches): replace scope" in row
+    assert ("apply_changes: change descriptions, then time intervals (up to 2 batches): changes in the done day"
+            " intervals [2024-01-02 00:00:00, 2024-01-05 00:00:00): replace scope" in row
             and "[2024-01-01 00:00:00, 2024-01-02 00:00:00) .. [2024-01-05 00:00:00, 2024-01-06 00:00:00)" in row
             and "restate redoes [2024-01-01 00:00:00, 2024-01-02 00:00:00)" in row), row
     result = project.run("run", "-s", "daily_events", vars=both)

@@ -16,6 +16,11 @@ day written, half-written or not at all (since 2026-12-06 (5): it changed the se
 histories). Every ready day must equal the query right after that run: it applies the
 change plan, then processes the intervals the killed run left (since 2026-12-06 (6);
 until then such a run left them to the next, and only the described day was checked).
+Half the time (a third stream) an advance's run describes its load as it lands
+(`ADD_ROWS` from the first new day on), as a loader that describes every load does: the
+scope covers today, whose interval is not ready, and the change must reach only done
+intervals, so every new day comes whole with its batch (since 2026-12-06 (7); the
+histories of the main stream are unchanged).
 
 Each seed also draws how every model's table is stored (``LAYOUTS``): by the model's own
 month column, by day, unpartitioned, or by a partition strategy (``user`` by month, which
@@ -224,6 +229,8 @@ def _walk(make_project: Callable[..., DbtProject], spark_sql: SparkSql, rng: ran
     # after a kill, half the time late events land in a day the killed run was processing
     # and the next run describes them (drawn from a stream of its own)
     describer = random.Random(f"late events after a kill {history.seed}")
+    # half the time an advance's load is described as it lands (a stream of its own too)
+    loader = random.Random(f"a described load {history.seed}")
     kinds = ["advance", "advance", "advance", "gap", "late_restated", "late_described", "removed_restated",
              "removed_described", "failed_batch", "killed", "full_refresh"]
     for _ in range(STEPS):
@@ -265,6 +272,14 @@ def _walk(make_project: Callable[..., DbtProject], spark_sql: SparkSql, rng: ran
                     _check(spark_sql, schema, world.now)
                 run(*SELECT)
                 history.steps.append("then a run")
+            elif loader.random() < 0.5:
+                # a loader that describes every load: the new days, today's (not ready) among
+                # them; the change reaches only done intervals, each new day comes whole with
+                # its batch, and today waits for its own
+                changes = [{"table": "tracking.events", "type": "ADD_ROWS", "scope": f"events.ds >= '{before}'"}]
+                run(*SELECT, spark_incremental__changes=changes)
+                history.steps.append(f"{kind} to {world.now}: {len(world.events)} events, "
+                                     f"the load described ADD_ROWS from {before}")
             else:
                 run(*SELECT)
                 history.steps.append(f"{kind} to {world.now}: {len(world.events)} events")

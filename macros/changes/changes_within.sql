@@ -13,7 +13,7 @@
   {%- set ranges = [] -%}
   {%- for pair in plan.work.done -%}
     {%- do terms.append('(' ~ spark_incremental._interval_in_range(cfg.intervals, pair[0], pair[1]) ~ ')') -%}
-    {%- do ranges.append('[' ~ spark_incremental._ts_text(pair[0]) ~ ', ' ~ spark_incremental._ts_text(pair[1]) ~ ')') -%}
+    {%- do ranges.append(spark_incremental._range_text(pair)) -%}
   {%- endfor -%}
   {{- return({
       'predicate': terms | join(' or ') if terms | length > 0 else '1 = 0',

@@ -31,6 +31,13 @@
 {%- endmacro %}
 
 
+{#- '[start, end)': a time range in words, as every log line, run detail and plan preview
+    writes it. -#}
+{% macro _range_text(pair) -%}
+  {{- return('[' ~ spark_incremental._ts_text(pair[0]) ~ ', ' ~ spark_incremental._ts_text(pair[1]) ~ ')') -}}
+{%- endmacro %}
+
+
 {#- Ranges as text pairs for the manifest's state JSON, and back. -#}
 {% macro _ranges_to_text(ranges) -%}
   {%- set out = [] -%}

@@ -41,8 +41,8 @@
     {%- set state.removed = state.removed + result.removed -%}
     {%- set state.partitions = state.partitions + (result.partitions or 0) -%}
     {%- set state.done = spark_incremental._ranges_merge(state.done + [batch]) -%}
-    {%- set action = 'interval batch ' ~ loop.index ~ '/' ~ batches | length ~ ': ['
-        ~ spark_incremental._ts_text(batch[0]) ~ ', ' ~ spark_incremental._ts_text(batch[1]) ~ ')' -%}
+    {%- set action = 'interval batch ' ~ loop.index ~ '/' ~ batches | length ~ ': '
+        ~ spark_incremental._range_text(batch) -%}
     {%- set batch_state = dict(state_row.state) -%}
     {%- do batch_state.update({'intervals': spark_incremental._ranges_to_text(state.done)}) -%}
     {%- do spark_incremental._managed_write_state(model_name, state_row.mutability_type, state_row.last_refresh,
@@ -57,8 +57,8 @@
       'rows': state.inserted,
       'partitions': state.partitions,
       'detail': 'processed ' ~ batches | length ~ ' batch' ~ ('es' if batches | length != 1 else '') ~ ' of '
-          ~ settings.unit ~ ' intervals in [' ~ spark_incremental._ts_text(work.batches[0][0]) ~ ', '
-          ~ spark_incremental._ts_text(work.batches[-1][1]) ~ ')' ~ (' (restated)' if work.restated else '')
+          ~ settings.unit ~ ' intervals in ' ~ spark_incremental._range_text([work.batches[0][0], work.batches[-1][1]])
+          ~ (' (restated)' if work.restated else '')
           ~ ': ' ~ state.inserted ~ ' rows in, ' ~ state.removed ~ ' out' ~ skipped,
       'done': state.done,
   }) -}}
