@@ -20,7 +20,9 @@ Half the time (a third stream) an advance's run describes its load as it lands
 (`ADD_ROWS` from the first new day on), as a loader that describes every load does: the
 scope covers today, whose interval is not ready, and the change must reach only done
 intervals, so every new day comes whole with its batch (since 2026-12-06 (7); the
-histories of the main stream are unchanged).
+histories of the main stream are unchanged). From the same stream, a run that describes
+late events in a processed day also restates a few processed days, some of the time: the
+change then reaches only the done days that the run does not redo.
 
 Each seed also draws how every model's table is stored (``LAYOUTS``): by the model's own
 month column, by day, unpartitioned, or by a partition strategy (``user`` by month, which
@@ -229,7 +231,8 @@ def _walk(make_project: Callable[..., DbtProject], spark_sql: SparkSql, rng: ran
     # after a kill, half the time late events land in a day the killed run was processing
     # and the next run describes them (drawn from a stream of its own)
     describer = random.Random(f"late events after a kill {history.seed}")
-    # half the time an advance's load is described as it lands (a stream of its own too)
+    # half the time an advance's load is described as it lands, and a described late day
+    # sometimes comes with a restatement (a stream of its own too)
     loader = random.Random(f"a described load {history.seed}")
     kinds = ["advance", "advance", "advance", "gap", "late_restated", "late_described", "removed_restated",
              "removed_described", "failed_batch", "killed", "full_refresh"]
@@ -297,8 +300,18 @@ def _walk(make_project: Callable[..., DbtProject], spark_sql: SparkSql, rng: ran
             else:
                 change_type = rng.choice(["ADD_ROWS", "MIXED_CHANGES"])
                 changes = [{"table": "tracking.events", "type": change_type, "scope": f"events.ds = '{day}'"}]
-                run(*SELECT, spark_incremental__changes=changes)
-                history.steps.append(f"late events on {day}, described {change_type}")
+                extra: dict[str, object] = {}
+                restated = ""
+                if loader.random() < 0.4:
+                    # the same run also restates a few processed days (the described day
+                    # among them or not): the change reaches only the days not redone
+                    start = START + dt.timedelta(days=loader.randrange((done - START).days))
+                    end = min(done, start + dt.timedelta(days=loader.randint(1, 3)))
+                    extra["spark_incremental__restate"] = {
+                        "model": sorted(MODELS), "start": start.isoformat(), "end": end.isoformat()}
+                    restated = f", with [{start}, {end}) restated in the same run"
+                run(*SELECT, spark_incremental__changes=changes, **extra)
+                history.steps.append(f"late events on {day}, described {change_type}{restated}")
         elif kind in ("removed_restated", "removed_described"):
             if not processed:
                 continue
