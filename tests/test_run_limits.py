@@ -54,6 +54,11 @@ RUN_TABLES = ("spark_incremental_base_events_in_window", "spark_incremental_base
               "spark_incremental_base_events_this_run")
 
 
+def described(statements: list[dict[str, Any]]) -> set[str]:
+    """The models that sent a `describe query` among a run's statements."""
+    return {st["node"].rsplit(".", 1)[-1] for st in statements if st["sql"].lower().startswith("describe query")}
+
+
 def event(event_id: str, session: str, ts: str) -> tuple:
     stamp = datetime.fromisoformat(ts)
     return (event_id, session, "user_" + session, stamp, stamp, stamp, stamp, "app", "page_view", "/home")
@@ -307,6 +312,9 @@ def test_no_new_events_means_an_empty_window(
     assert [read for read in window_reads if read[0] == this_run and "min(start_tstamp)" in read[1]], window_reads
     assert state_lines(busy.pkg_lines())[1] == (
         "spark_incremental: processing data between '2021-01-08 02:00:00' and '2021-01-11 08:00:00'")
+    # the package's own managed models take their query's columns from the state of their
+    # last run of the same shape (no describe query); the project's models describe theirs
+    assert described(statements) == {"sessions", "page_views"}, described(statements)
     processed = {row[0] for row in spark_sql.query(
         f"select event_id from {project.relation('spark_incremental_base_events_this_run')}")}
     assert {"late", "new"} <= processed
@@ -326,6 +334,15 @@ def test_no_new_events_means_an_empty_window(
             columns = [row[0] for row in spark_sql.query(f"describe table {project.relation(model)}")]
             assert "page_title" in columns, (model, columns)
         assert rows(model) == 0, model
+    # the events table's new column changes the shape: the lifecycle manifest describes its
+    # query again in the next run with new events, and records the columns for the runs after
+    for event_id, stamp in (("newer", "2021-01-09 11:00:00"), ("newest", "2021-01-09 12:00:00")):
+        spark_sql.insert_rows(events, EVENT_COLUMNS, [event(event_id, "s10", stamp)])
+        mark = probe.mark()
+        project.run("run")
+        found = described(probe.reads_since(mark, project.schema, "events").statements)
+        lifecycle = "spark_incremental_base_sessions_lifecycle_manifest"
+        assert (lifecycle in found) == (event_id == "newer"), (event_id, found)
 
 
 def test_no_op_keeps_the_run_tables_when_no_reader_uses_them(

@@ -11,6 +11,45 @@
 {%- endmacro %}
 
 
+{#- The query's columns as the last successful run of the same shape found them, for this
+    package's own managed models (the session id filter, the lifecycle manifest), so a run
+    sends no `describe query` for them. Their columns follow from their SQL template, the
+    events table's columns and types and the sessionisation vars (_run_table_shape_md5, the
+    run tables' rule), whether the SQL was rendered incrementally, and, when it was, the
+    target's own columns (the lifecycle manifest reads itself) as dbt's listing spells
+    them. Returns {'key': that md5, or none when it cannot be known without a statement
+    (another project's model, a target the listing cannot describe: see
+    _managed_listed_describe, which the caller passes none after a recovery or a pre-hook);
+    'columns': the columns recorded with the same key (state 'query_columns'), else none:
+    the caller describes the query, and records what it found with the key}. -#}
+{% macro _managed_known_query_columns(cfg, current, listed) -%}
+  {%- if model.package_name != 'spark_incremental' -%}
+    {{- return({'key': none, 'columns': none}) -}}
+  {%- endif -%}
+  {%- set parts = [spark_incremental._run_table_shape_md5(model.raw_code, cfg.file_format),
+                   'incremental' if current.plan.is_incremental else 'not incremental'] -%}
+  {%- if current.plan.is_incremental -%}
+    {%- set target_desc = spark_incremental._managed_listed_describe(listed) if listed is not none else none -%}
+    {%- if target_desc is none -%}
+      {{- return({'key': none, 'columns': none}) -}}
+    {%- endif -%}
+    {%- for name, data_type in target_desc.columns -%}
+      {%- do parts.append(name ~ ' ' ~ data_type) -%}
+    {%- endfor -%}
+  {%- endif -%}
+  {%- set key = local_md5(parts | join('\n')) -%}
+  {%- set recorded = ((current.state.state or {}) if current.state else {}).get('query_columns') or {} -%}
+  {%- set columns = none -%}
+  {%- if recorded.get('key') == key and recorded.get('columns') -%}
+    {%- set columns = [] -%}
+    {%- for name, data_type in recorded.columns -%}
+      {%- do columns.append((name, data_type)) -%}
+    {%- endfor -%}
+  {%- endif -%}
+  {{- return({'key': key, 'columns': columns}) -}}
+{%- endmacro %}
+
+
 {#- A table's columns in table order as [(name, type)], its partition columns, and whether
     it carries the option partitionOverwriteMode = dynamic (dynamic_overwrite: the
     partition rewrite then sets nothing), in one metadata call. -#}

@@ -4,7 +4,8 @@
       validate (config and raw code, no SQL) -> the run's plan (_managed_run_plan:
          recover leftovers of an interrupted run, read state, plan; computed once, when
          dbt rendered the model's SQL or now) -> describe the query (reads nothing; not when the plan is to skip:
-         a skipped model writes nothing, so it needs no columns) -> pre-hooks
+         a skipped model writes nothing, so it needs no columns; not for the package's own
+         models when their last run of the same shape recorded the columns) -> pre-hooks
       -> rebuild bookkeeping -> write -> record state (written by the end hook) -> one log line -> post-hooks
 
     See docs/managed_incremental.md for the user-facing contract. -#}
@@ -17,9 +18,17 @@
       (already computed when the model's SQL asked for it, e.g. is_incremental()) -#}
   {%- set current = spark_incremental._managed_run_plan() -%}
   {%- set sql = compiled_code -%}
+  {#- the target as dbt listed it, when nothing in this node changed it since (no recovery,
+      no pre-hook): its description, and the package's own models' query columns, from
+      the listing (one statement fewer each) -#}
+  {%- set listed = spark_incremental._managed_exists(target)
+      if current.recovered | length == 0 and pre_hooks | length == 0 else none -%}
   {%- set query_columns = none -%}
+  {%- set known = {'key': none, 'columns': none} -%}
   {%- if current.plan.action != 'skip' -%}
-    {%- set query_columns = spark_incremental._managed_query_columns(sql) -%}
+    {%- set known = spark_incremental._managed_known_query_columns(cfg, current, listed) -%}
+    {%- set query_columns = known.columns if known.columns is not none
+        else spark_incremental._managed_query_columns(sql) -%}
     {%- if cfg.intervals -%}
       {%- do spark_incremental._interval_check_columns(cfg.model, cfg.intervals, query_columns) -%}
     {%- endif -%}
@@ -28,6 +37,7 @@
       {%- set sql = spark_incremental._partitioned_sql(sql, partitioning, query_columns | map(attribute=0) | map('lower') | list) -%}
       {%- set query_columns = spark_incremental._managed_query_columns(sql) -%}
       {%- do cfg.update({'partition_by': partitioning.partition_by}) -%}
+      {%- do known.update({'key': none}) -%}
     {%- endif -%}
     {%- set cfg = spark_incremental._managed_validate_columns(cfg, query_columns) -%}
   {%- endif -%}
@@ -53,10 +63,6 @@
 
   {%- set target_desc = none -%}
   {%- if plan.is_incremental or plan.action == 'apply_changes' -%}
-    {#- the listing's description when nothing in this node changed the table since dbt
-        listed it (no recovery, no pre-hook): one statement fewer -#}
-    {%- set listed = spark_incremental._managed_exists(target)
-        if current.recovered | length == 0 and pre_hooks | length == 0 else none -%}
     {%- set target_desc = spark_incremental._managed_check_target(cfg, state, target, query_columns, listed) -%}
   {%- endif -%}
 
@@ -69,22 +75,26 @@
 
   {%- if plan.action != 'skip' -%}
     {%- set high_water_mark = spark_incremental._managed_new_high_water_mark(plan, cfg, state, result) -%}
+    {%- set recorded = {
+        'fingerprint': cfg.fingerprint,
+        'update_cron': cfg.update_cron,
+        'grace_period': cfg.grace.text if cfg.grace else none,
+        'rows_written': result.rows,
+        'partitions_replaced': result.partitions,
+        'plan_action': plan.action,
+        'slice': spark_incremental._managed_written_slice(plan, cfg),
+        'intervals': result.intervals if 'intervals' in result else ((state.state or {}).get('intervals') if state else none),
+    } -%}
+    {%- if known.key and query_columns -%}
+      {%- do recorded.update({'query_columns': {'key': known.key, 'columns': query_columns}}) -%}
+    {%- endif -%}
     {%- do spark_incremental._managed_write_state(
         cfg.model,
         cfg.mutability_type,
         now,
         high_water_mark,
         cfg.along_type if cfg.along else none,
-        {
-            'fingerprint': cfg.fingerprint,
-            'update_cron': cfg.update_cron,
-            'grace_period': cfg.grace.text if cfg.grace else none,
-            'rows_written': result.rows,
-            'partitions_replaced': result.partitions,
-            'plan_action': plan.action,
-            'slice': spark_incremental._managed_written_slice(plan, cfg),
-            'intervals': result.intervals if 'intervals' in result else ((state.state or {}).get('intervals') if state else none),
-        },
+        recorded,
         message,
         at_end=true) -%}
   {%- endif -%}
