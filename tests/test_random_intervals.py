@@ -33,7 +33,8 @@ model's own columns by name, and a month level must be the month of its row's da
 The seeds: 2 in CI (it describes a late day after a kill at `after_write`);
 ``SPARK_INCREMENTAL_INTERVAL_SEEDS`` (comma-separated) runs others: 22 and 46 describe one
 after a kill at `before_overwrite`. With every ready day checked right after the
-described run, 2, 7, 22 and 46 passed on Spark 4.3 in session 2026-12-06 (6).
+described run, 2, 7, 22 and 46 passed on Spark 4.3 in session 2026-12-06 (6), and again
+in (7) with the described loads drawn (and 5 too).
 A failure names its seed, its layouts and the history drawn.
 """
 
