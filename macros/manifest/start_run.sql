@@ -1,5 +1,6 @@
 {#- on-run-start: check every spark_incremental__* var (validate_config_vars; a var the
-    spec marks `env`, e.g. the pinned clock, also from SPARK_INCREMENTAL_<NAME>) and, when
+    spec marks `env`, e.g. the pinned clock, also from SPARK_INCREMENTAL_<NAME>); refuse
+    dbt's --empty for a run that touches what the package keeps (_empty_run_refusal); and, when
     this dbt run or dbt build selects the base events models, the events table and the
     columns the package reads, and a restatement's range (spark_incremental__restate
     without a model) against the manifest (bad vars, missing columns and a bad range stop
@@ -25,6 +26,10 @@
   {%- set values = spark_incremental.validate_config_vars() -%}
   {%- if not spark_incremental._command_writes() -%}
     {{- return('') -}}
+  {%- endif -%}
+  {%- set refusal = spark_incremental._empty_run_refusal(values) -%}
+  {%- if refusal -%}
+    {%- do exceptions.raise_compiler_error(refusal) -%}
   {%- endif -%}
   {%- do spark_incremental._check_restate_models() -%}
   {%- set check_events = values.events_enabled and not values.offline_compile
