@@ -1,8 +1,9 @@
-"""dbt's --empty flag (and DBT_EMPTY): every ref() and source() reads zero rows. A run
-that touches what the package keeps is refused at on-run-start, before anything is
-written, so no events window is recorded as processed while nothing was read. A run
-that leaves the package's models out (models that only read their tables may stay) goes
-on. After both, the next run's tables equal one full run."""
+"""dbt's --empty flag (and DBT_EMPTY): every ref() and source() reads zero rows; --sample:
+those with an event_time read only the sample window. A run that touches what the
+package keeps is refused at on-run-start, before anything is written, so no events
+window is recorded as processed while none or part of it was read. A run that leaves the
+package's models out (models that only read their tables may stay) goes on. After both,
+the next run's tables equal one full run."""
 
 from __future__ import annotations
 
@@ -82,10 +83,12 @@ def test_empty_flag_is_refused_for_the_package_and_loses_nothing(
     assert set(expected) == set(DERIVED)
 
 
-def test_empty_flag_is_refused_for_a_time_interval_model(make_project: Callable[..., DbtProject],
-                                                         spark_sql: SparkSql) -> None:
+def test_empty_and_sample_flags_are_refused_for_a_time_interval_model(
+    make_project: Callable[..., DbtProject], spark_sql: SparkSql
+) -> None:
     """Before the refusal, `dbt run --empty -s daily_events` found no rows in the ready days
-    and recorded them as done: the next run never read 2024-01-03 and 2024-01-04."""
+    and recorded them as done: the next run never read 2024-01-03 and 2024-01-04. The
+    model's source has an event_time, so --sample would have read part of them."""
     project = _project_without_pipeline(make_project, {"daily_events.sql": DAILY_EVENTS})
     schema = project.schema
     spark_sql.create_table(f"{schema}.events", EVENTS, events_rows({"2024-01-02": 2, "2024-01-03": 3}))
@@ -93,10 +96,12 @@ def test_empty_flag_is_refused_for_a_time_interval_model(make_project: Callable[
     spark_sql.insert_rows(f"{schema}.events", EVENTS, events_rows({"2024-01-04": 1}))
     later = {"spark_incremental__now": "2024-01-05 07:00:00"}
 
-    refused = project.run("run", "--empty", "-s", "daily_events", vars=later, expect_success=False)
-    assert any("--empty flag cannot run what the package keeps state for: daily_events." in line
-               for line in refused.lines), refused.tail()
-    assert done_intervals(spark_sql, schema, "daily_events") == [["2024-01-01 00:00:00", "2024-01-03 00:00:00"]]
+    sample = "{'start': '2024-01-04', 'end': '2024-01-05'}"
+    for flag in (("--empty",), ("--sample", sample)):
+        refused = project.run("run", *flag, "-s", "daily_events", vars=later, expect_success=False)
+        assert any(f"{flag[0]} flag cannot run what the package keeps state for: daily_events." in line
+                   for line in refused.lines), refused.tail()
+        assert done_intervals(spark_sql, schema, "daily_events") == [["2024-01-01 00:00:00", "2024-01-03 00:00:00"]]
 
     project.run("run", "-s", "daily_events", vars=later)
     assert done_intervals(spark_sql, schema, "daily_events") == [["2024-01-01 00:00:00", "2024-01-05 00:00:00"]]

@@ -1,6 +1,7 @@
 {#- on-run-start: check every spark_incremental__* var (validate_config_vars; a var the
     spec marks `env`, e.g. the pinned clock, also from SPARK_INCREMENTAL_<NAME>); refuse
-    dbt's --empty for a run that touches what the package keeps (_empty_run_refusal); and, when
+    dbt's --empty and --sample for a run that touches what the package keeps
+    (_limited_inputs_refusal); and, when
     this dbt run or dbt build selects the base events models, the events table and the
     columns the package reads, and a restatement's range (spark_incremental__restate
     without a model) against the manifest (bad vars, missing columns and a bad range stop
@@ -27,7 +28,7 @@
   {%- if not spark_incremental._command_writes() -%}
     {{- return('') -}}
   {%- endif -%}
-  {%- set refusal = spark_incremental._empty_run_refusal(values) -%}
+  {%- set refusal = spark_incremental._limited_inputs_refusal(values) -%}
   {%- if refusal -%}
     {%- do exceptions.raise_compiler_error(refusal) -%}
   {%- endif -%}

@@ -20,8 +20,8 @@
   {%- endif -%}
   {%- set values = spark_incremental.validate_config_vars() -%}
   {%- if spark_incremental._command_writes() and (not spark_incremental._run_takes_lock(values)
-        or spark_incremental._empty_run_refusal(values)) -%}
-    {#- start_run took no lock (nothing of the package ran), or refused dbt's --empty -#}
+        or spark_incremental._limited_inputs_refusal(values)) -%}
+    {#- start_run took no lock (nothing of the package ran), or refused dbt's --empty or --sample -#}
     {{- return('') -}}
   {%- endif -%}
   {#- a run whose lock was taken over (a statement, or models that keep no heartbeat, ran
