@@ -8,7 +8,8 @@
     here, before anything is written), and the models spark_incremental__restate names
     (_check_restate_models: one that cannot be restated stops the run, one not selected
     is a warning); then, unless the run touches nothing the package keeps
-    (_run_takes_lock), check the described changes and their plan (bad change input and
+    (_run_takes_lock), check that no two models of the package's kind share a name
+    (_check_model_names: versions of a model), the described changes and their plan (bad change input and
     a refused rebuild stop here too, before the lock), take the run lock, plan the changes
     again under it (the plan the run records and applies: a run that ended in between may
     have written what the plan reads), apply spark_incremental__models_to_remove and
@@ -61,6 +62,7 @@
         ~ ' state for, nor one that reads such a table: no run lock, no manifest row') -%}
     {{- return('') -}}
   {%- endif -%}
+  {%- do spark_incremental._check_model_names() -%}
   {%- set changes = spark_incremental.get_changes() -%}
   {%- if changes | length > 0 -%}
     {#- the check: bad change input and a refused rebuild stop the run before the lock -#}
