@@ -9,6 +9,12 @@
 {% macro default__get_run_limits() -%}
   {%- set run_vars = spark_incremental._validate_run_vars() -%}
   {%- set tracked = spark_incremental.tracked_models() -%}
+  {%- set ephemeral = spark_incremental._tagged_models().ephemeral -%}
+  {%- if ephemeral and spark_incremental._can_query() -%}
+    {%- do spark_incremental._log(ephemeral | join(', ') ~ (' is' if ephemeral | length == 1 else ' are')
+        ~ " tagged spark_incremental but ephemeral: not tracked (no table, no progress to record); a tagged"
+        ~ " model that selects from it is") -%}
+  {%- endif -%}
   {#- offline (lint) compiles, and compiles before the events table exists: the first
       run's window, without reading anything -#}
   {%- if not spark_incremental._can_query()

@@ -64,15 +64,24 @@
 {%- endmacro %}
 
 
-{#- Enabled models tagged spark_incremental, by name, sorted. -#}
+{#- Enabled models tagged spark_incremental, by name, sorted: the models whose progress
+    the manifest keeps. An ephemeral model is not one of them, whatever its tags (a
+    folder's +tags reach it too): it keeps no table and never appears in a run's results,
+    so it would never record progress, and every run would wait in state 2 for its
+    backfill. A tagged model that selects from it is tracked. -#}
 {% macro tracked_models() -%}
-  {%- set names = [] -%}
+  {{- return(spark_incremental._tagged_models().tracked) -}}
+{%- endmacro %}
+
+
+{#- The enabled models tagged spark_incremental, by name, sorted: {tracked, ephemeral}
+    (the one rule of tracked_models; get_run_limits logs the ephemeral ones). -#}
+{% macro _tagged_models() -%}
+  {%- set found = {'tracked': [], 'ephemeral': []} -%}
   {%- if execute -%}
-    {%- for node in graph.nodes.values() -%}
-      {%- if node.resource_type == 'model' and 'spark_incremental' in node.tags -%}
-        {%- do names.append(node.name) -%}
-      {%- endif -%}
+    {%- for node in graph.nodes.values() if node.resource_type == 'model' and 'spark_incremental' in node.tags -%}
+      {%- do found[('ephemeral' if node.config.materialized == 'ephemeral' else 'tracked')].append(node.name) -%}
     {%- endfor -%}
   {%- endif -%}
-  {{- return(names | sort) -}}
+  {{- return({'tracked': found.tracked | sort, 'ephemeral': found.ephemeral | sort}) -}}
 {%- endmacro %}

@@ -1,0 +1,115 @@
+"""Which models the manifest tracks, and under which name.
+
+Versions of a model (dbt's `versions:`) share the model's name, under which the package
+keeps manifest rows and managed_incremental states. One tracked version works; two stop
+the run at on-run-start with their names, before anything is written (without the check,
+every run stayed in state 2 waiting for a backfill of no model, and never processed a
+newer event). Back to one version, the next run processes what arrived.
+
+An ephemeral model tagged spark_incremental (a folder's +tags reach it too) is not
+tracked: it keeps no table and never records progress (before, every run after the first
+was in state 2 for its backfill and never processed a newer event). A tagged model that
+selects from it is."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import tests.generator as gen
+from tests.harness.dbt import DbtProject
+from tests.harness.sql import SparkSql
+from tests.test_late_loads import FIRST_LOAD, L1, VARS, _load
+from tests.test_sessions import _events_table
+
+L2 = "2021-01-02 02:00:00"
+SECOND_LOAD = [
+    ("c1", "c", "page_view", "2021-01-02 01:00:00"),
+    ("c2", "c", "page_view", "2021-01-02 01:05:00"),
+]
+VISITS = """{{ config(materialized='managed_incremental', unique_key='session_identifier',
+    file_format='parquet', tags=['spark_incremental'], skip_without_new_events=true) }}
+
+select
+    session_identifier,
+    count(*) as event_count,
+    min(collector_tstamp) as first_seen
+from {{ ref('spark_incremental_base_events_this_run') }}
+group by session_identifier
+"""
+VERSIONS_YML = """version: 2
+models:
+  - name: visits
+    latest_version: 1
+    versions:
+{versions}
+"""
+
+
+def test_two_tracked_versions_of_a_model_stop_the_run_with_their_names(
+    make_project: Callable[..., DbtProject], spark_sql: SparkSql
+) -> None:
+    project = make_project(**VARS)
+    spark_sql.create_table(_events_table(project), gen.EVENT_COLUMNS, [])
+    project.write_model("derived/visits_v1.sql", VISITS)
+    project.write_model("derived/visits.yml", VERSIONS_YML.format(versions="      - v: 1"))
+    _load(spark_sql, project, L1, FIRST_LOAD)
+    project.run("run", vars={"spark_incremental__now": L1})
+    visits = project.relation("visits_v1")
+    assert [row[:2] for row in spark_sql.table_rows(visits)] == [("a", 2), ("b", 2)]
+
+    _load(spark_sql, project, L2, SECOND_LOAD)
+    project.write_model("derived/visits_v2.sql", VISITS)
+    project.write_model("derived/visits.yml", VERSIONS_YML.format(versions="      - v: 1\n      - v: 2"))
+    log = project.relation("spark_incremental_manifest_log")
+    log_before = spark_sql.table_rows(log)
+    refused = project.run("run", vars={"spark_incremental__now": L2}, expect_success=False)
+    assert any("spark_incremental: more than one model is named 'visits' (visits.v1, visits.v2): versions of a model,"
+               in line for line in refused.lines), refused.tail()
+    assert not any(" START " in line for line in refused.lines), refused.tail()
+    assert spark_sql.table_rows(log) == log_before
+
+    project.remove_file("models/derived/visits_v2.sql")
+    project.write_model("derived/visits.yml", VERSIONS_YML.format(versions="      - v: 1"))
+    after = project.run("run", vars={"spark_incremental__now": L2})
+    assert "spark_incremental: [state 4] standard incremental run" in after.pkg_lines()
+    assert [row[:2] for row in spark_sql.table_rows(visits)] == [("a", 2), ("b", 2), ("c", 2)]
+
+
+EPHEMERAL = """{{ config(materialized='ephemeral', tags=['spark_incremental']) }}
+
+select
+    session_identifier,
+    collector_tstamp
+from {{ ref('spark_incremental_base_events_this_run') }}
+"""
+FROM_EPHEMERAL = """{{ config(materialized='managed_incremental', unique_key='session_identifier',
+    file_format='parquet', tags=['spark_incremental']) }}
+
+select
+    session_identifier,
+    count(*) as event_count
+from {{ ref('ephemeral_events') }}
+group by session_identifier
+"""
+
+
+def test_a_tagged_ephemeral_model_is_not_tracked(make_project: Callable[..., DbtProject],
+                                                  spark_sql: SparkSql) -> None:
+    project = make_project(**VARS)
+    spark_sql.create_table(_events_table(project), gen.EVENT_COLUMNS, [])
+    project.write_model("derived/ephemeral_events.sql", EPHEMERAL)
+    project.write_model("derived/from_ephemeral.sql", FROM_EPHEMERAL)
+    _load(spark_sql, project, L1, FIRST_LOAD)
+    first = project.run("run", vars={"spark_incremental__now": L1})
+    assert ("spark_incremental: ephemeral_events is tagged spark_incremental but ephemeral: not tracked (no table,"
+            " no progress to record); a tagged model that selects from it is") in first.pkg_lines()
+
+    _load(spark_sql, project, L2, SECOND_LOAD)
+    second = project.run("run", vars={"spark_incremental__now": L2})
+    assert "spark_incremental: [state 4] standard incremental run" in second.pkg_lines()
+    assert spark_sql.table_rows(project.relation("from_ephemeral")) == [("a", 2), ("b", 2), ("c", 2)]
+    last_success = spark_sql.query(
+        f"select model, date_format(max(last_success), 'yyyy-MM-dd HH:mm:ss') "
+        f"from {project.schema}.spark_incremental_manifest_log "
+        f"where record_type = 'events' and model in ('ephemeral_events', 'from_ephemeral') group by model")
+    assert last_success == [("from_ephemeral", "2021-01-02 01:05:00")]
