@@ -90,15 +90,17 @@ select
     collector_tstamp
 from {{ ref('spark_incremental_base_events_this_run') }}
 """
-FROM_EPHEMERAL = """{{ config(materialized='managed_incremental', unique_key='session_identifier',
-    file_format='parquet', tags=['spark_incremental']) }}
 
-select
-    session_identifier,
-    count(*) as event_count
-from {{ ref('ephemeral_events') }}
-group by session_identifier
-"""
+
+def counts_model(source: str, where: str = "") -> str:
+    """A tracked managed_incremental model: each session's event count in `source`."""
+    return ("{{ config(materialized='managed_incremental', unique_key='session_identifier',\n"
+            "    file_format='parquet', tags=['spark_incremental']) }}\n\n"
+            "select\n    session_identifier,\n    count(*) as event_count\n"
+            f"from {{{{ ref('{source}') }}}}\n{where}group by session_identifier\n")
+
+
+FROM_EPHEMERAL = counts_model("ephemeral_events")
 
 
 def test_a_tagged_ephemeral_model_is_not_tracked(make_project: Callable[..., DbtProject],
@@ -123,20 +125,12 @@ def test_a_tagged_ephemeral_model_is_not_tracked(make_project: Callable[..., Dbt
     assert last_success == [("from_ephemeral", "2021-01-02 01:05:00")]
 
 
-FROM_EVENTS = """{{ config(materialized='managed_incremental', unique_key='session_identifier',
-    file_format='parquet', tags=['spark_incremental']) }}
-
-select
-    session_identifier,
-    count(*) as event_count
-from {{ ref('spark_incremental_base_events_this_run') }}
-where
+FROM_EVENTS = counts_model("spark_incremental_base_events_this_run", """where
     {{ spark_incremental.is_run_with_new_events(this.name) }}
     {%- if spark_incremental.is_incremental() %}
     and session_identifier != 'left_out_when_incremental'
     {%- endif %}
-group by session_identifier
-"""
+""")
 UNIT_TESTS = """version: 2
 unit_tests:
   - name: counts_events_of_a_build
