@@ -53,14 +53,22 @@ models:
 """
 
 
+def _project(make_project: Callable[..., DbtProject], spark_sql: SparkSql, files: dict[str, str]) -> DbtProject:
+    """The integration project with `files` (path under models/derived -> text) and the
+    first load of events."""
+    project = make_project(**VARS)
+    spark_sql.create_table(_events_table(project), gen.EVENT_COLUMNS, [])
+    for path, text in files.items():
+        project.write_model(f"derived/{path}", text)
+    _load(spark_sql, project, L1, FIRST_LOAD)
+    return project
+
+
 def test_two_tracked_versions_of_a_model_stop_the_run_with_their_names(
     make_project: Callable[..., DbtProject], spark_sql: SparkSql
 ) -> None:
-    project = make_project(**VARS)
-    spark_sql.create_table(_events_table(project), gen.EVENT_COLUMNS, [])
-    project.write_model("derived/visits_v1.sql", VISITS)
-    project.write_model("derived/visits.yml", VERSIONS_YML.format(versions="      - v: 1"))
-    _load(spark_sql, project, L1, FIRST_LOAD)
+    project = _project(make_project, spark_sql, {"visits_v1.sql": VISITS,
+                                                 "visits.yml": VERSIONS_YML.format(versions="      - v: 1")})
     project.run("run", vars={"spark_incremental__now": L1})
     visits = project.relation("visits_v1")
     assert [row[:2] for row in spark_sql.table_rows(visits)] == [("a", 2), ("b", 2)]
@@ -105,11 +113,8 @@ FROM_EPHEMERAL = counts_model("ephemeral_events")
 
 def test_a_tagged_ephemeral_model_is_not_tracked(make_project: Callable[..., DbtProject],
                                                   spark_sql: SparkSql) -> None:
-    project = make_project(**VARS)
-    spark_sql.create_table(_events_table(project), gen.EVENT_COLUMNS, [])
-    project.write_model("derived/ephemeral_events.sql", EPHEMERAL)
-    project.write_model("derived/from_ephemeral.sql", FROM_EPHEMERAL)
-    _load(spark_sql, project, L1, FIRST_LOAD)
+    project = _project(make_project, spark_sql, {"ephemeral_events.sql": EPHEMERAL,
+                                                 "from_ephemeral.sql": FROM_EPHEMERAL})
     first = project.run("run", vars={"spark_incremental__now": L1})
     assert ("spark_incremental: ephemeral_events is tagged spark_incremental but ephemeral: not tracked (no table,"
             " no progress to record); a tagged model that selects from it is") in first.pkg_lines()
@@ -166,11 +171,7 @@ def test_unit_tests_of_a_tracked_model_run_on_their_fixtures(make_project: Calla
     if spark_server.spark_version.startswith("3."):
         pytest.skip("dbt's unit-test materialization creates its temporary view with run_query(), which PyHive on"
                     " Spark 3.5 cannot answer ('NoneType' object is not iterable), whatever the model")
-    project = make_project(**VARS)
-    spark_sql.create_table(_events_table(project), gen.EVENT_COLUMNS, [])
-    project.write_model("derived/from_events.sql", FROM_EVENTS)
-    project.write_model("derived/unit_tests.yml", UNIT_TESTS)
-    _load(spark_sql, project, L1, FIRST_LOAD)
+    project = _project(make_project, spark_sql, {"from_events.sql": FROM_EVENTS, "unit_tests.yml": UNIT_TESTS})
     first = project.run("build", vars={"spark_incremental__now": L1})
     assert first.statuses["counts_events_of_a_build"] == "pass"
     assert first.statuses["counts_events_of_an_incremental_run"] == "pass"
