@@ -8,8 +8,9 @@
 
 {% macro default__get_run_limits() -%}
   {%- set run_vars = spark_incremental._validate_run_vars() -%}
-  {%- set tracked = spark_incremental.tracked_models() -%}
-  {%- set ephemeral = spark_incremental._tagged_models().ephemeral -%}
+  {%- set tagged = spark_incremental._tagged_models() -%}
+  {%- set tracked = tagged.tracked -%}
+  {%- set ephemeral = tagged.ephemeral -%}
   {%- if ephemeral and spark_incremental._can_query() -%}
     {%- do spark_incremental._log(ephemeral | join(', ') ~ (' is' if ephemeral | length == 1 else ' are')
         ~ " tagged spark_incremental but ephemeral: not tracked (no table, no progress to record); a tagged"
