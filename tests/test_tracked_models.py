@@ -14,7 +14,11 @@ selects from it is.
 dbt unit tests of a tracked managed_incremental model render its SQL against fixtures:
 the package's macros in it read nothing (is_incremental() false, is_run_with_new_events()
 true) unless the test overrides them with the package's prefix. Before, the unit test
-failed ("'dict object' has no attribute 'nodes'") and dbt build skipped the model."""
+failed ("'dict object' has no attribute 'nodes'") and dbt build skipped the model.
+
+A tracked model with an alias that calls is_run_with_new_events(this.name) passes its
+alias (this.name is the table's name): it is read as the model's name, so the model skips
+a window it has processed (before, it reprocessed it in state 2 and 3)."""
 
 from __future__ import annotations
 
@@ -182,3 +186,26 @@ def test_unit_tests_of_a_tracked_model_run_on_their_fixtures(make_project: Calla
     assert "spark_incremental: [state 4] standard incremental run" in second.pkg_lines()
     assert second.statuses["from_events"] == "success"
     assert spark_sql.table_rows(project.relation("from_events")) == [("a", 2), ("b", 2), ("c", 2)]
+
+
+ALIASED = counts_model("spark_incremental_base_events_this_run",
+                       "where {{ spark_incremental.is_run_with_new_events(this.name) }}\n").replace(
+    "tags=['spark_incremental']", "tags=['spark_incremental'], alias='visits_table'")
+
+
+def test_an_aliased_model_passing_this_name_skips_a_window_it_has_processed(
+        make_project: Callable[..., DbtProject], spark_sql: SparkSql) -> None:
+    project = _project(make_project, spark_sql, {"visits.sql": ALIASED})
+    project.run("run", vars={"spark_incremental__now": L1})
+    visits = project.relation("visits_table")
+    assert spark_sql.table_rows(visits) == [("a", 2), ("b", 2)]
+
+    _load(spark_sql, project, L2, SECOND_LOAD)
+    project.write_model("derived/newcomer.sql", counts_model("spark_incremental_base_events_this_run"))
+    backfill = project.run("run", vars={"spark_incremental__now": L2})
+    lines = backfill.pkg_lines()
+    assert "spark_incremental: [state 2] new incremental models newcomer, backfilling" in lines
+    assert any(line.startswith("spark_incremental: visits has processed up to '2021-01-01 20:03:00', which covers")
+               for line in lines), backfill.tail()
+    assert "spark_incremental: visits: upserted 0 rows on session_identifier: nothing to replace" in lines
+    assert spark_sql.table_rows(visits) == [("a", 2), ("b", 2)]

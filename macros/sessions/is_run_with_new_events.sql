@@ -4,7 +4,8 @@
     re-reads a window this model has processed; never in a restatement), so a derived
     model can skip its work:
         where {{ spark_incremental.is_run_with_new_events(this.name) }}
-    Renders as True / False (Spark reads both). -#}
+    (a model with an alias may pass it: it is read as the model's name). Renders as
+    True / False (Spark reads both). -#}
 {% macro is_run_with_new_events(model_name=none) -%}
   {{- return(adapter.dispatch('is_run_with_new_events', 'spark_incremental')(model_name)) -}}
 {%- endmacro %}
@@ -14,7 +15,7 @@
   {%- if not spark_incremental._can_query() -%}
     {{- return(true) -}}
   {%- endif -%}
-  {%- set name = model_name or this.name -%}
+  {%- set name = spark_incremental._model_name_of(model_name or this.name) -%}
   {%- set limits = spark_incremental.return_limits_from_model(
       spark_incremental._relation_for_model('spark_incremental_base_new_event_limits')) -%}
   {%- set reason = spark_incremental._no_new_events_reason(limits, name) -%}
