@@ -214,3 +214,63 @@ def test_refused_before_any_write(dbt_project: DbtProject, spark_sql: SparkSql) 
             assert any(fragment in line for line in errors), f"{name}: {fragment!r} not in {errors}"
     tables = {r[1] for r in spark_sql.query(f"show tables in {project.schema}")}
     assert tables & set(BAD) == set()
+
+
+# ------------------------------------------------------------------ contracts
+def contract_yml(types: dict[str, dict[str, str]]) -> str:
+    """models: with an enforced contract, each model's columns (name -> data_type) in order."""
+    out = ["version: 2", "models:"]
+    for name, columns in types.items():
+        out += [f"  - name: {name}", "    config:", "      contract:", "        enforced: true", "    columns:"]
+        out += [f"      - name: {column}\n        data_type: {data_type}" for column, data_type in columns.items()]
+    return "\n".join(out) + "\n"
+
+
+CONTRACTS = {
+    "c_ok": {"v": "string", "id": "int", "ds": "date"},          # another order than the query's
+    "c_spelt": {"id": "integer", "v": "STRING", "ds": "date"},    # types Spark reads as the query's
+    "c_bad_type": {"id": "string", "v": "string", "ds": "date"},
+    "c_missing": {"id": "int", "v": "string"},
+}
+
+
+def test_an_enforced_contract_is_kept_as_dbt_keeps_it(dbt_project: DbtProject, spark_sql: SparkSql) -> None:
+    """dbt model contracts: a query whose columns break the contract stops before anything
+    is written, with dbt's own error; the table's columns follow the contract's order; and,
+    unlike dbt's incremental, every run that writes is checked, so a query that drifts from
+    its contract stops even where on_schema_change would take the change."""
+    project = dbt_project
+    src = project.relation("src")
+    spark_sql.create_table(src, COLS, FIRST)
+    body = f"select id, v, ds from {src}"
+    for name in CONTRACTS:
+        project.write_model(name, switched(", unique_key='id', on_schema_change='append_new_columns'", body))
+    project.write_model("contracts.yml", contract_yml(CONTRACTS))
+
+    first = run(project, list(CONTRACTS), expect_success=False)
+    assert statuses(first, CONTRACTS) == {"c_ok": "success", "c_spelt": "success", "c_bad_type": "error",
+                                          "c_missing": "error"}
+    text = first.text()
+    assert "This model has an enforced contract that failed." in text, first.tail(40)
+    assert "data type mismatch" in text and "missing in contract" in text, first.tail(40)
+    tables = {r[1] for r in spark_sql.query(f"show tables in {project.schema}")}
+    assert tables & {"c_bad_type", "c_missing"} == set()
+    assert described(spark_sql, project.relation("c_ok")) == [("v", "string"), ("id", "int"), ("ds", "date")]
+    assert described(spark_sql, project.relation("c_spelt")) == [("id", "int"), ("v", "string"), ("ds", "date")]
+    assert rows(spark_sql, project.relation("c_ok"), "id, v, ds") == FIRST
+
+    spark_sql.insert_rows(src, list(COLS), [(4, "d", D(2020, 1, 3))])
+    second = run(project, ["c_ok", "c_spelt"])
+    assert action(second, "c_ok") == "upserted 1 row on id: rewrote the table"
+    for name in ["c_ok", "c_spelt"]:
+        assert rows(spark_sql, project.relation(name), "id, v, ds") == FIRST + [(4, "d", D(2020, 1, 3))], name
+
+    # the query drifts from its contract (a new column): stopped, though
+    # append_new_columns would have added it, and the table is unchanged
+    project.write_model("c_ok", switched(", unique_key='id', on_schema_change='append_new_columns'",
+                                         f"select id, v, ds, 'new' as extra from {src}"))
+    spark_sql.insert_rows(src, list(COLS), [(5, "e", D(2020, 1, 3))])
+    drifted = run(project, ["c_ok"], expect_success=False)
+    assert "This model has an enforced contract that failed." in drifted.text(), drifted.tail(40)
+    assert described(spark_sql, project.relation("c_ok")) == [("v", "string"), ("id", "int"), ("ds", "date")]
+    assert rows(spark_sql, project.relation("c_ok"), "id, v, ds") == FIRST + [(4, "d", D(2020, 1, 3))]

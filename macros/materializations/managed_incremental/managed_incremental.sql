@@ -29,6 +29,10 @@
     {%- set known = spark_incremental._managed_known_query_columns(cfg, current, listed) -%}
     {%- set query_columns = known.columns if known.columns is not none
         else spark_incremental._managed_query_columns(sql) -%}
+    {#- an enforced contract: checked, and the columns in its order (contract.sql) -#}
+    {%- set contracted = spark_incremental._managed_apply_contract(sql, query_columns) -%}
+    {%- set sql = contracted.sql -%}
+    {%- set query_columns = contracted.columns -%}
     {%- if cfg.intervals -%}
       {%- do spark_incremental._interval_check_columns(cfg.model, cfg.intervals, query_columns) -%}
     {%- endif -%}
