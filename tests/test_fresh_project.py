@@ -10,6 +10,9 @@
 - A selection that leaves the limits model out (`dbt run --select sessions`), before the
   pipeline ever ran in the schema, stops with an error that says what to run, writes
   nothing and releases the run lock.
+- Views in place of the package's tables (a copy of another environment's relations)
+  stop the run with the statements that drop them; dropped, the next run is the schema's
+  first.
 """
 
 from __future__ import annotations
@@ -19,7 +22,9 @@ import datetime as dt
 from tests import generator as gen
 from tests.harness.dbt import DbtProject
 from tests.harness.sql import SparkSql
+from tests.test_late_loads import FIRST_LOAD, L1, VARS, _load
 from tests.test_rebuilds import BASE_VARS, FINAL_NOW, _now, _rows
+from tests.test_sessions import _events_table
 
 D = dt.date
 BASE_MODELS = (
@@ -197,3 +202,47 @@ def test_events_enabled_rejects_other_values(make_project) -> None:
     result = project.run("compile", expect_success=False)
     text = result.text() + repr(result.exception)
     assert "spark_incremental__events_enabled = no (text) is not allowed" in text, result.tail(20)
+
+
+def test_views_in_place_of_the_package_tables_stop_the_run_saying_what_to_drop(make_project,
+                                                                               spark_sql: SparkSql) -> None:
+    """A dev schema whose relations are views of production's (what a copy of another
+    environment makes where it cannot clone a table; here made by hand): the start hook
+    stops before anything is written, naming every view where the package keeps a table,
+    with the statements that drop them (before, Spark's EXPECT_TABLE_NOT_VIEW error and
+    its stack trace, on every run). Dropped as told, the next run is the schema's first:
+    its tables equal production's."""
+    project = make_project(**VARS)
+    spark_sql.create_table(_events_table(project), gen.EVENT_COLUMNS, [])
+    _load(spark_sql, project, L1, FIRST_LOAD)
+    project.run("run", vars={"spark_incremental__now": L1})
+    dev = project.schema + "_dev"
+    copied = sorted(row[1] for row in spark_sql.query(f"show tables in {project.schema}")
+                    if row[1] != "events" and not row[2])
+    spark_sql.execute(f"create schema {dev}")
+    try:
+        for name in copied:
+            spark_sql.execute(f"create view {dev}.{name} as select * from {project.schema}.{name}")
+        env = {"SPARK_INCREMENTAL_SCHEMA": dev}
+        refused = project.run("run", vars={"spark_incremental__now": L1}, env=env, expect_success=False)
+        kept = ["page_views", "sessions", "spark_incremental_base_events_in_window",
+                "spark_incremental_base_events_this_run", "spark_incremental_base_quarantined_sessions",
+                "spark_incremental_base_session_id_filter", "spark_incremental_base_sessions_lifecycle_manifest",
+                "spark_incremental_base_sessions_this_run", "spark_incremental_manifest_log",
+                "spark_incremental_refresh_plan"]
+        text = refused.text()
+        assert ("spark_incremental: " + ", ".join(f"{dev}.{name}" for name in kept)
+                + " are views where the package keeps its tables") in text, refused.tail()
+        assert "(" + "; ".join(f"drop view {dev}.{name}" for name in kept) + ") and run again" in text
+        assert "EXPECT_TABLE_NOT_VIEW" not in text
+        assert not any(" START sql " in line for line in refused.lines), refused.tail()
+
+        for name in kept:
+            spark_sql.execute(f"drop view {dev}.{name}")
+        first = project.run("run", vars={"spark_incremental__now": L1}, env=env)
+        assert any(line.startswith("spark_incremental: [state 1]") for line in first.pkg_lines()), first.tail()
+        for name in ["sessions", "page_views", "spark_incremental_base_sessions_lifecycle_manifest"]:
+            assert (spark_sql.table_rows(f"{dev}.{name}")
+                    == spark_sql.table_rows(f"{project.schema}.{name}")), name
+    finally:
+        spark_sql.drop_schema(dev)
