@@ -239,7 +239,8 @@ def test_a_dropped_table_of_a_tracked_model_is_backfilled(
 
     result = project.run("run", vars=_now(FINAL_NOW))
     for name in ("session_ids", "sessions"):
-        line = _line(result, f"{name}: its table ", " does not exist (dropped, or the model was deleted and added back)",
+        line = _line(result, f"{name}: its table ",
+                     " does not exist (dropped, the model deleted and added back, or its schema or alias changed)",
                      f"removed from the manifest: {name}.")
         assert "backfills it from spark_incremental__start_date (2021-01-01)" in line, line
     states = [line.split("] ", 1)[0] + "]" for line in result.pkg_lines() if "[state " in line]

@@ -17,7 +17,7 @@
       {%- set relation = spark_incremental._relation_for_model(name) -%}
       {%- if not spark_incremental._relation_exists(relation) -%}
         {%- do forgotten.extend(spark_incremental._forget_rebuilt(name,
-            'its table ' ~ relation ~ ' does not exist (dropped, or the model was deleted and added back)'
+            'its table ' ~ relation ~ ' does not exist (dropped, the model deleted and added back, or its schema or alias changed)'
             ~ ' while the manifest holds progress for it', before_limits=true)) -%}
       {%- endif -%}
     {%- endif -%}
