@@ -195,6 +195,11 @@ BAD = {
     "bad_no_effect": (", on_schema_change='append_new_columns', on_destructive_change='allow'",
                       ["on_destructive_change = 'allow' is set but on_schema_change is 'append_new_columns'",
                        "would have no effect"]),
+    "bad_merge_update": (", unique_key='id', merge_update_columns=['v']",
+                         ["merge_update_columns = ['v'] is not allowed: managed_incremental replaces a matched row"
+                          " whole", "Allowed: no merge_update_columns"]),
+    "bad_merge_exclude": (", unique_key='id', merge_exclude_columns=['ds']",
+                          ["merge_exclude_columns = ['ds'] is not allowed", "Allowed: no merge_exclude_columns"]),
     "bad_fo_no_effect": (", forward_only=true, on_schema_change='ignore', on_destructive_change='warn'",
                          ["on_destructive_change = 'warn' is set but on_schema_change is 'ignore'"]),
 }

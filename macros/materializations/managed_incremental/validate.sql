@@ -191,6 +191,15 @@
         ~ " allowed: managed_incremental swaps managed tables by renaming them. Allowed: no location_root"
         ~ " (set the schema's location instead).") -%}
   {%- endif -%}
+  {#- dbt's merge configs would keep some columns of a matched row; an upsert here replaces
+      the row whole, so it would overwrite them -#}
+  {%- for key in ['merge_update_columns', 'merge_exclude_columns'] if conf.get(key) is not none -%}
+    {%- do exceptions.raise_compiler_error(prefix ~ key ~ " = " ~ conf.get(key) ~ " is not allowed:"
+        ~ " managed_incremental replaces a matched row whole, every column from the query, so the columns"
+        ~ " it leaves out would not keep their values. Allowed: no " ~ key ~ "; to keep a column's value,"
+        ~ " select it from the existing table in the model's query (a left join to {{ this }} when"
+        ~ " spark_incremental.is_incremental()).") -%}
+  {%- endfor -%}
 
   {#- upsert scan bound -#}
   {%- set upsert_date_key = conf.get('upsert_date_key') -%}
