@@ -209,3 +209,9 @@ def test_an_aliased_model_passing_this_name_skips_a_window_it_has_processed(
                for line in lines), backfill.tail()
     assert "spark_incremental: visits: upserted 0 rows on session_identifier: nothing to replace" in lines
     assert spark_sql.table_rows(visits) == [("a", 2), ("b", 2)]
+
+    # its progress is under its name: the next run processes what arrived, and the table
+    # is one full run's
+    after = project.run("run", vars={"spark_incremental__now": L2})
+    assert "spark_incremental: [state 4] standard incremental run" in after.pkg_lines()
+    assert spark_sql.table_rows(visits) == [("a", 2), ("b", 2), ("c", 2)]
