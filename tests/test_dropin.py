@@ -17,7 +17,7 @@ from typing import Any
 from tests.harness.dbt import DbtProject
 from tests.harness.sql import SparkSql
 from tests.test_forward_only import described
-from tests.test_managed_incremental import action, leftovers, rows, run, state, statuses
+from tests.test_managed_incremental import action, leftovers, rows, run, said, state, statuses
 
 D = dt.date
 COLS = {"id": "int", "v": "string", "ds": "date"}
@@ -195,11 +195,20 @@ BAD = {
     "bad_no_effect": (", on_schema_change='append_new_columns', on_destructive_change='allow'",
                       ["on_destructive_change = 'allow' is set but on_schema_change is 'append_new_columns'",
                        "would have no effect"]),
-    "bad_merge_update": (", unique_key='id', merge_update_columns=['v']",
-                         ["merge_update_columns = ['v'] is not allowed: managed_incremental replaces a matched row"
-                          " whole", "Allowed: no merge_update_columns"]),
-    "bad_merge_exclude": (", unique_key='id', merge_exclude_columns=['ds']",
-                          ["merge_exclude_columns = ['ds'] is not allowed", "Allowed: no merge_exclude_columns"]),
+    "bad_merge_both": (", unique_key='id', merge_update_columns=['v'], merge_exclude_columns=['ds']",
+                       ["merge_update_columns and merge_exclude_columns are both set", "Allowed: one of them"]),
+    "bad_merge_no_key": (", merge_update_columns=['v']",
+                         ["merge_update_columns = ['v'] is set without a unique_key",
+                          "Allowed: merge_update_columns only with unique_key"]),
+    "bad_merge_declared": (", unique_key='id', merge_exclude_columns='ds',"
+                           " mutability={'type': 'append_only', 'type_params': {'along': 'id'}}",
+                           ["merge_exclude_columns = ['ds'] is not allowed with a declared mutability"]),
+    "bad_merge_overwrite": (", unique_key='id', merge_update_columns=['v'], incremental_strategy='insert_overwrite'",
+                            ["is not allowed with incremental_strategy = 'insert_overwrite'"]),
+    "bad_merge_column": (", unique_key='id', merge_update_columns=['v', 'nope']",
+                         ["merge_update_columns = 'nope' is not a column of the model", "id, v, ds"]),
+    "bad_merge_all": (", unique_key='id', merge_exclude_columns=['id', 'V', 'ds']",
+                      ["merge_exclude_columns = ['id', 'V', 'ds'] keeps every column"]),
     "bad_fo_no_effect": (", forward_only=true, on_schema_change='ignore', on_destructive_change='warn'",
                          ["on_destructive_change = 'warn' is set but on_schema_change is 'ignore'"]),
 }
@@ -279,3 +288,85 @@ def test_an_enforced_contract_is_kept_as_dbt_keeps_it(dbt_project: DbtProject, s
     assert "This model has an enforced contract that failed." in drifted.text(), drifted.tail(40)
     assert described(spark_sql, project.relation("c_ok")) == [("v", "string"), ("id", "int"), ("ds", "date")]
     assert rows(spark_sql, project.relation("c_ok"), "id, v, ds") == FIRST + [(4, "d", D(2020, 1, 3))]
+
+
+# ------------------------------------------------------- merge update columns
+MERGE_COLS = {"id": "int", "v": "string", "ds": "date", "batch": "int"}
+
+
+def merged(table: dict[int, tuple], new: list[tuple], updated: list[str]) -> dict[int, tuple]:
+    """dbt's merge on delta, by hand: a matched row takes only `updated` from the new row."""
+    names = [*MERGE_COLS, "first_v", "first_batch"]
+    out = dict(table)
+    for row in new:
+        full = (*row, row[1], row[3])           # the query: first_v = v, first_batch = batch
+        old = out.get(row[0])
+        out[row[0]] = full if old is None else tuple(
+            full[i] if name in updated else old[i] for i, name in enumerate(names))
+    return out
+
+
+def test_merge_update_columns_keep_the_other_columns_of_a_matched_row(
+        dbt_project: DbtProject, spark_sql: SparkSql) -> None:
+    """merge_update_columns / merge_exclude_columns, as dbt-spark's merge on delta, on
+    parquet: a matched row takes the listed columns from the query and keeps the others;
+    a new key is inserted whole. Rows move between partitions when the partition column is
+    updated, stay when it is kept, and a partition left empty is dropped. A run killed
+    before its overwrite is finished by the next run with the rows it had merged."""
+    project = dbt_project
+    src = project.relation("src")
+    body = (f"select id, v, ds, batch, v as first_v, batch as first_batch from {src}\n"
+            "{% if spark_incremental.is_incremental() %}\n"
+            "where batch > (select max(batch) from {{ this }})\n{% endif %}\n")
+    models = {   # name: (config, the columns a matched row takes from the query)
+        "mu_part": (", partition_by='ds', merge_update_columns=['v', 'DS', 'batch']", ["v", "ds", "batch"]),
+        "mu_flat": (", merge_exclude_columns=['first_v', 'first_batch']", ["id", "v", "ds", "batch"]),
+        "mu_keep_ds": (", partition_by='ds', merge_exclude_columns=['ds', 'first_v', 'first_batch']",
+                       ["id", "v", "batch"]),
+    }
+    for name, (config, _) in models.items():
+        project.write_model(name, f"{{{{ config(materialized='managed_incremental', unique_key='id'{config}) }}}}\n\n"
+                            + body)
+    batches = [
+        [(1, "a", D(2020, 1, 1), 1), (2, "b", D(2020, 1, 2), 1), (3, "c", D(2020, 1, 2), 1)],
+        # 1 updated in its partition, 2 moves to 2020-01-03, 4 is new
+        [(1, "a2", D(2020, 1, 1), 2), (2, "b2", D(2020, 1, 3), 2), (4, "d", D(2020, 1, 3), 2)],
+        # 3 moves to 2020-01-01: 2020-01-02 is left empty where ds is updated
+        [(3, "c3", D(2020, 1, 1), 3)],
+        # first killed before its overwrite: the next run finishes the merged write
+        [(2, "b4", D(2020, 1, 1), 4), (5, "e", D(2020, 1, 2), 4)],
+    ]
+    expected: dict[str, dict[int, tuple]] = {name: {} for name in models}
+    actions = []
+    for number, batch in enumerate(batches, start=1):
+        if number == 1:
+            spark_sql.create_table(src, MERGE_COLS, batch)
+        else:
+            spark_sql.insert_rows(src, MERGE_COLS, batch)
+        if number == 4:
+            killed = run(project, list(models), vars={"spark_incremental__fail_at": "before_overwrite"},
+                         expect_success=False)
+            assert set(statuses(killed, models).values()) == {"error"}
+            for name in models:
+                assert rows(spark_sql, project.relation(name), "id, v, ds, batch, first_v, first_batch") == sorted(
+                    expected[name].values()), f"killed run: {name}"
+        result = run(project, list(models))
+        actions.append({name: action(result, name) for name in models})
+        if number == 3:
+            partitions = [r[0] for r in spark_sql.query(f"show partitions {project.relation('mu_part')}")]
+            assert partitions == ["ds=2020-01-01", "ds=2020-01-03"]
+        for name, (_, updated) in models.items():
+            expected[name] = merged(expected[name], batch, updated)
+            assert rows(spark_sql, project.relation(name), "id, v, ds, batch, first_v, first_batch") == sorted(
+                expected[name].values()), f"run {number}: {name}"
+    assert actions[1] == {
+        "mu_part": "upserted 3 rows on id (merge_update_columns: v, DS, batch): replaced 3 partitions",
+        "mu_flat": "upserted 3 rows on id (merge_exclude_columns: first_v, first_batch): rewrote the table",
+        "mu_keep_ds": "upserted 3 rows on id (merge_exclude_columns: ds, first_v, first_batch): replaced 3 partitions",
+    }
+    # row 3 keeps its ds in mu_keep_ds: only its own partition is rewritten
+    assert actions[2]["mu_keep_ds"].endswith(": replaced 1 partition"), actions[2]
+    assert actions[2]["mu_part"].endswith(": replaced 2 partitions, 1 emptied and dropped"), actions[2]
+    assert all(any("re-applied the interrupted overwrite" in line for line in said(result, name))
+               for name in models), result.tail(40)
+    assert leftovers(spark_sql, project) == []

@@ -217,7 +217,8 @@
     {%- set scope = 'rewrote the table' -%}
   {%- endif -%}
   {%- set detail = (', ' ~ result.detail) if result.detail and result.detail != 'merged' else '' -%}
-  {%- set keyed = ' on ' ~ cfg.unique_key | join(', ') -%}
+  {%- set keyed = ' on ' ~ cfg.unique_key | join(', ') ~ ((' (' ~ cfg.merge_columns.key ~ ': '
+      ~ cfg.merge_columns.columns | join(', ') ~ ')') if cfg.get('merge_columns') else '') -%}
   {%- if plan.action == 'overwrite' -%}
     {{- return('wrote ' ~ rows ~ ': ' ~ scope ~ detail ~ " (incremental_strategy 'insert_overwrite'"
         ~ ('; unique_key is not used, as in dbt-spark' if cfg.unique_key else '') ~ ')') -}}

@@ -212,6 +212,11 @@ from (
     {%- set key_bound = 't.' ~ cfg.upsert_date_key ~ ' >= ' ~ literal -%}
   {%- endif -%}
   {%- set key_join = spark_incremental._managed_key_join(cfg.unique_key, 't', 'k') if plan.by_key else none -%}
+  {#- the rows written: the staged ones, or, with merge_update_columns /
+      merge_exclude_columns, each taking its kept columns from the target row it matches -#}
+  {%- set kept = spark_incremental._managed_merge_kept(cfg, columns) if plan.by_key else [] -%}
+  {%- set new_rows_sql = spark_incremental._managed_merged_rows_sql(cfg, stage, target, columns, kept, key_bound)
+      if kept else 'select * from ' ~ stage -%}
 
   {#- 2. affected partitions, each flagged when new rows land in it (those cannot end
       up empty; the others may); one aggregation, plus the new rows' totals -#}
@@ -224,7 +229,9 @@ from (
 
     touched as (
         select {{ spark_incremental._managed_partition_text(partition_columns, none) }}, 1 as gets_rows
-        from {{ stage }}
+        from (
+            {{ new_rows_sql }}
+        ) as si_new
         {%- if replaced %}
         union all
         select {{ spark_incremental._managed_partition_text(partition_columns, 't') }}, 0 as gets_rows
@@ -306,7 +313,9 @@ with
 new_rows as (
     select
         {{ spark_incremental._managed_column_list(columns) }}
-    from {{ stage }}
+    from (
+        {{ new_rows_sql }}
+    ) as si_new
 ),
 
 kept as (
@@ -380,7 +389,15 @@ select * from final
 merge into {{ target }} as t
 using {{ stage }} as k
 on {{ spark_incremental._managed_key_join(cfg.unique_key, 't', 'k') }}
+{%- set kept = spark_incremental._managed_merge_kept(cfg, columns) %}
+{%- if kept %}
+when matched then update set
+    {%- for name, data_type in columns if name | lower not in kept %}
+    t.{{ adapter.quote(name) }} = k.{{ adapter.quote(name) }}{{ ',' if not loop.last }}
+    {%- endfor %}
+{%- else %}
 when matched then update set *
+{%- endif %}
 when not matched then insert *
     {%- endset -%}
     {%- do adapter.execute(merge_sql, fetch=false) -%}

@@ -9,7 +9,8 @@
       window column: type_params.along, or type_params.indicator), along_key (its config
       key, for messages), min / max (text or none), update_cron (text or none), cron
       (parsed), grace (parsed, see _grace_parse), unique_key / partition_by (lists),
-      file_format, upsert_date_key, upsert_lookback_days, forward_only, schema_change
+      file_format, upsert_date_key, upsert_lookback_days, merge_columns (see
+      _managed_merge_columns), forward_only, schema_change
       (see _on_schema_change_settings), overwrite_partitions (incremental_strategy
       'insert_overwrite' without mutability), fingerprint (the settings whose change
       forces a rebuild). -#}
@@ -191,15 +192,6 @@
         ~ " allowed: managed_incremental swaps managed tables by renaming them. Allowed: no location_root"
         ~ " (set the schema's location instead).") -%}
   {%- endif -%}
-  {#- dbt's merge configs would keep some columns of a matched row; an upsert here replaces
-      the row whole, so it would overwrite them -#}
-  {%- for key in ['merge_update_columns', 'merge_exclude_columns'] if conf.get(key) is not none -%}
-    {%- do exceptions.raise_compiler_error(prefix ~ key ~ " = " ~ conf.get(key) ~ " is not allowed:"
-        ~ " managed_incremental replaces a matched row whole, every column from the query, so the columns"
-        ~ " it leaves out would not keep their values. Allowed: no " ~ key ~ "; to keep a column's value,"
-        ~ " select it from the existing table in the model's query (a left join to {{ this }} when"
-        ~ " spark_incremental.is_incremental()).") -%}
-  {%- endfor -%}
 
   {#- upsert scan bound -#}
   {%- set upsert_date_key = conf.get('upsert_date_key') -%}
@@ -246,6 +238,8 @@
     {%- do exceptions.raise_compiler_error(prefix ~ "incremental_strategy = '" ~ strategy ~ "' is not allowed."
         ~ " Allowed: append, merge, insert_overwrite (dbt-spark's; or unset).") -%}
   {%- endif -%}
+  {#- dbt's merge_update_columns / merge_exclude_columns (merge_columns.sql) -#}
+  {%- set merge_columns = spark_incremental._managed_merge_columns(conf, prefix, unique_key, declared, strategy) -%}
 
   {#- skip the run when the window brings nothing new (a model of the sessionised
       pipeline: it reads spark_incremental_base_events_this_run or the window) -#}
@@ -278,6 +272,7 @@
       'schema_change': schema_change,
       'partition_strategy': partition_strategy,
       'overwrite_partitions': strategy == 'insert_overwrite' and not declared,
+      'merge_columns': merge_columns,
       'skip_without_new_events': skip_without_new_events,
       'fingerprint': {
           'mutability_type': mutability_type,

@@ -4,8 +4,8 @@
 
 {#- Checks that need the model's columns (from `describe query`, still no writes):
     the along / indicator column exists and has a usable type, the grace period fits
-    it, unique_key / partition_by / upsert_date_key exist. Returns cfg updated with
-    along_type, along_kind, grace_amount (see _grace_for_kind), and min/max defaults
+    it, unique_key / partition_by / upsert_date_key / the merge columns exist. Returns
+    cfg updated with along_type, along_kind, grace_amount (see _grace_for_kind), and min/max defaults
     for date-like along columns. -#}
 {% macro _managed_validate_columns(cfg, columns) -%}
   {%- set prefix = "spark_incremental: model '" ~ cfg.model ~ "': " -%}
@@ -15,12 +15,19 @@
   {%- endfor -%}
   {%- set names = columns | map(attribute=0) | list -%}
   {%- for key, wanted in [('unique_key', cfg.unique_key), ('partition_by', cfg.partition_by),
-                          ('upsert_date_key', [cfg.upsert_date_key] if cfg.upsert_date_key else [])] -%}
+                          ('upsert_date_key', [cfg.upsert_date_key] if cfg.upsert_date_key else []),
+                          (cfg.merge_columns.key if cfg.merge_columns else 'merge_update_columns',
+                           cfg.merge_columns.columns if cfg.merge_columns else [])] -%}
     {%- for column in wanted if column | lower not in types -%}
       {%- do exceptions.raise_compiler_error(prefix ~ key ~ " = '" ~ column ~ "' is not a column of the model."
           ~ " Allowed: one of its columns: " ~ names | join(', ') ~ ".") -%}
     {%- endfor -%}
   {%- endfor -%}
+  {%- if cfg.merge_columns and spark_incremental._managed_merge_kept(cfg, columns) | length == columns | length -%}
+    {%- do exceptions.raise_compiler_error(prefix ~ "merge_exclude_columns = " ~ cfg.merge_columns.columns
+        ~ " keeps every column: a matched row would never change. Allowed: a list that leaves at least one"
+        ~ " column to update.") -%}
+  {%- endif -%}
   {%- set result = {} -%}
   {%- do result.update(cfg) -%}
   {%- do result.update({'along_type': none, 'along_kind': none, 'grace_amount': none}) -%}

@@ -1,0 +1,87 @@
+{#- dbt's merge_update_columns / merge_exclude_columns on managed_incremental: an upsert
+    by unique_key that updates only some columns of a matched row and keeps the others,
+    as dbt-spark's merge does on delta (`when matched then update set` those columns;
+    `when not matched then insert *`). Here on every file format: the parquet write layer
+    takes the kept columns from the matched target row (_managed_merged_rows_sql).
+
+    _managed_merge_columns(conf, prefix, unique_key, declared, strategy) checks the two
+    configs (validate.sql, before any SQL) and returns none when neither is set (an empty
+    list is not set, as in dbt), else {key: the config set, columns: its column names}.
+    Allowed only on an upsert as dbt's incremental does it: a unique_key, no declared
+    mutability (whose runs replace ranges and scopes, not matched keys), not
+    incremental_strategy 'insert_overwrite'; and only one of the two, as dbt-core says. -#}
+{% macro _managed_merge_columns(conf, prefix, unique_key, declared, strategy) -%}
+  {%- set found = [] -%}
+  {%- for key in ['merge_update_columns', 'merge_exclude_columns'] -%}
+    {%- set names = spark_incremental._managed_name_list(conf.get(key), key, prefix) -%}
+    {%- if names | length > 0 -%}
+      {%- do found.append({'key': key, 'columns': names}) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- if found | length == 0 -%}
+    {{- return(none) -}}
+  {%- endif -%}
+  {%- set setting = found[0] -%}
+  {%- set shown = setting.key ~ ' = ' ~ setting.columns -%}
+  {%- if found | length > 1 -%}
+    {%- do exceptions.raise_compiler_error(prefix ~ "merge_update_columns and merge_exclude_columns are both set."
+        ~ " Allowed: one of them (the columns a matched row takes from the query, or the ones it keeps).") -%}
+  {%- elif unique_key | length == 0 -%}
+    {%- do exceptions.raise_compiler_error(prefix ~ shown ~ " is set without a unique_key: there is no matched"
+        ~ " row to keep columns of. Allowed: " ~ setting.key ~ " only with unique_key.") -%}
+  {%- elif declared -%}
+    {%- do exceptions.raise_compiler_error(prefix ~ shown ~ " is not allowed with a declared mutability: its"
+        ~ " runs replace ranges and scopes, not the rows matched by key. Allowed: " ~ setting.key
+        ~ " only on a model without mutability (an upsert by unique_key, dbt's merge).") -%}
+  {%- elif strategy == 'insert_overwrite' -%}
+    {%- do exceptions.raise_compiler_error(prefix ~ shown ~ " is not allowed with incremental_strategy ="
+        ~ " 'insert_overwrite', which replaces partitions whole. Allowed: " ~ setting.key
+        ~ " with incremental_strategy 'merge' (or unset).") -%}
+  {%- endif -%}
+  {{- return(setting) -}}
+{%- endmacro %}
+
+
+{#- The target's columns a matched row keeps (lower-case names): with merge_update_columns
+    every column not listed, with merge_exclude_columns the listed ones. [] without
+    either. -#}
+{% macro _managed_merge_kept(cfg, columns) -%}
+  {%- set setting = cfg.get('merge_columns') -%}
+  {%- if setting is none -%}
+    {{- return([]) -}}
+  {%- endif -%}
+  {%- set listed = setting.columns | map('lower') | list -%}
+  {%- set kept = [] -%}
+  {%- for name, data_type in columns -%}
+    {%- if (name | lower in listed) == (setting.key == 'merge_exclude_columns') -%}
+      {%- do kept.append(name | lower) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{- return(kept) -}}
+{%- endmacro %}
+
+
+{#- The rows an upsert writes, from the staged query rows: a row whose unique_key matches
+    a target row (among those key_bound admits, the ones the upsert replaces) takes the
+    kept columns from it, as a MERGE updating only the other columns would; a row
+    matching none is the query's row. A row matching two target rows gives two rows, as
+    a MERGE updates each. kept: from _managed_merge_kept, not empty. -#}
+{% macro _managed_merged_rows_sql(cfg, stage, target, columns, kept, key_bound) -%}
+  {%- set selected = [] -%}
+  {%- for name, data_type in columns -%}
+    {%- set quoted = adapter.quote(name) -%}
+    {%- do selected.append(('case when o.__si_matched then o.' ~ quoted ~ ' else s.' ~ quoted ~ ' end as ' ~ quoted)
+        if name | lower in kept else 's.' ~ quoted) -%}
+  {%- endfor -%}
+    select
+        {{ selected | join(',\n        ') }}
+    from {{ stage }} as s
+    left join (
+        select
+            t.*,
+            true as __si_matched
+        from {{ target }} as t
+        where {{ key_bound }}
+    ) as o
+        on {{ spark_incremental._managed_key_join(cfg.unique_key, 'o', 's') }}
+{%- endmacro %}
