@@ -12,7 +12,7 @@ dbt invocation to keep the file fast.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from typing import Any, Callable
 
 from tests.harness.dbt import DbtProject
 from tests.harness.sql import SparkSql
@@ -209,6 +209,16 @@ BAD = {
                          ["merge_update_columns = 'nope' is not a column of the model", "id, v, ds"]),
     "bad_merge_all": (", unique_key='id', merge_exclude_columns=['id', 'V', 'ds']",
                       ["merge_exclude_columns = ['id', 'V', 'ds'] keeps every column"]),
+    "bad_pred_no_key": (", incremental_predicates=['DBT_INTERNAL_DEST.id > 0']",
+                        ["incremental_predicates = ['DBT_INTERNAL_DEST.id > 0'] is set without a unique_key"]),
+    "bad_pred_statement": (", unique_key='id', incremental_predicates='id > 0; drop table src'",
+                           ["incremental_predicates entry id > 0; drop table src is not allowed",
+                            "one SQL condition (text, no ';')"]),
+    "bad_pred_overwrite": (", unique_key='id', incremental_strategy='insert_overwrite',"
+                           " incremental_predicates=['DBT_INTERNAL_DEST.id > 0']",
+                           ["is not allowed with incremental_strategy = 'insert_overwrite'"]),
+    "bad_pred_mapping": (", unique_key='id', incremental_predicates={'ds': 1}",
+                         ["incremental_predicates = {'ds': 1} is not allowed: it must be a condition or a list"]),
     "bad_fo_no_effect": (", forward_only=true, on_schema_change='ignore', on_destructive_change='warn'",
                          ["on_destructive_change = 'warn' is set but on_schema_change is 'ignore'"]),
 }
@@ -294,6 +304,22 @@ def test_an_enforced_contract_is_kept_as_dbt_keeps_it(dbt_project: DbtProject, s
 MERGE_COLS = {"id": "int", "v": "string", "ds": "date", "batch": "int"}
 
 
+def write_batch_models(project: DbtProject, columns: str, configs: dict[str, str]) -> None:
+    """Upserts on id of `columns` from src, each run reading the batches past its table's."""
+    for name, config in configs.items():
+        project.write_model(name, f"{{{{ config(materialized='managed_incremental', unique_key='id'{config}) }}}}\n\n"
+                            f"select {columns} from {project.relation('src')}\n"
+                            "{% if spark_incremental.is_incremental() %}\n"
+                            "where batch > (select max(batch) from {{ this }})\n{% endif %}\n")
+
+
+def load_batch(spark_sql: SparkSql, src: str, number: int, batch: list[tuple]) -> None:
+    if number == 1:
+        spark_sql.create_table(src, MERGE_COLS, batch)
+    else:
+        spark_sql.insert_rows(src, MERGE_COLS, batch)
+
+
 def merged(table: dict[int, tuple], new: list[tuple], updated: list[str]) -> dict[int, tuple]:
     """dbt's merge on delta, by hand: a matched row takes only `updated` from the new row."""
     names = [*MERGE_COLS, "first_v", "first_batch"]
@@ -315,18 +341,14 @@ def test_merge_update_columns_keep_the_other_columns_of_a_matched_row(
     before its overwrite is finished by the next run with the rows it had merged."""
     project = dbt_project
     src = project.relation("src")
-    body = (f"select id, v, ds, batch, v as first_v, batch as first_batch from {src}\n"
-            "{% if spark_incremental.is_incremental() %}\n"
-            "where batch > (select max(batch) from {{ this }})\n{% endif %}\n")
     models = {   # name: (config, the columns a matched row takes from the query)
         "mu_part": (", partition_by='ds', merge_update_columns=['v', 'DS', 'batch']", ["v", "ds", "batch"]),
         "mu_flat": (", merge_exclude_columns=['first_v', 'first_batch']", ["id", "v", "ds", "batch"]),
         "mu_keep_ds": (", partition_by='ds', merge_exclude_columns=['ds', 'first_v', 'first_batch']",
                        ["id", "v", "batch"]),
     }
-    for name, (config, _) in models.items():
-        project.write_model(name, f"{{{{ config(materialized='managed_incremental', unique_key='id'{config}) }}}}\n\n"
-                            + body)
+    write_batch_models(project, "id, v, ds, batch, v as first_v, batch as first_batch",
+                       {name: config for name, (config, _) in models.items()})
     batches = [
         [(1, "a", D(2020, 1, 1), 1), (2, "b", D(2020, 1, 2), 1), (3, "c", D(2020, 1, 2), 1)],
         # 1 updated in its partition, 2 moves to 2020-01-03, 4 is new
@@ -339,10 +361,7 @@ def test_merge_update_columns_keep_the_other_columns_of_a_matched_row(
     expected: dict[str, dict[int, tuple]] = {name: {} for name in models}
     actions = []
     for number, batch in enumerate(batches, start=1):
-        if number == 1:
-            spark_sql.create_table(src, MERGE_COLS, batch)
-        else:
-            spark_sql.insert_rows(src, MERGE_COLS, batch)
+        load_batch(spark_sql, src, number, batch)
         if number == 4:
             killed = run(project, list(models), vars={"spark_incremental__fail_at": "before_overwrite"},
                          expect_success=False)
@@ -369,4 +388,61 @@ def test_merge_update_columns_keep_the_other_columns_of_a_matched_row(
     assert actions[2]["mu_part"].endswith(": replaced 2 partitions, 1 emptied and dropped"), actions[2]
     assert all(any("re-applied the interrupted overwrite" in line for line in said(result, name))
                for name in models), result.tail(40)
+    assert leftovers(spark_sql, project) == []
+
+
+def merge_rows(table: list[tuple], new: list[tuple], match: Callable[[tuple, tuple], bool],
+               updated: list[str]) -> list[tuple]:
+    """dbt-spark's MERGE by hand: a table row matched (same id, and `match`) takes the
+    `updated` columns from its new row; a new row matching none is inserted."""
+    names = list(MERGE_COLS)
+    out, used = [], set()
+    for old in table:
+        hits = [n for n in new if n[0] == old[0] and match(old, n)]
+        if hits:
+            used.add(hits[0])
+            out.append(tuple(hits[0][i] if name in updated else old[i] for i, name in enumerate(names)))
+        else:
+            out.append(old)
+    return out + [n for n in new if n not in used]
+
+
+def test_incremental_predicates_restrict_the_rows_a_new_row_matches(
+        dbt_project: DbtProject, spark_sql: SparkSql) -> None:
+    """incremental_predicates, as dbt-spark adds them to its MERGE condition: a table row
+    they leave unmatched is kept and the new row is inserted beside it; DBT_INTERNAL_DEST
+    and DBT_INTERNAL_SOURCE (any case) name the two sides; with merge_update_columns too."""
+    project = dbt_project
+    src = project.relation("src")
+    dest = "\"DBT_INTERNAL_DEST.ds >= date'2020-01-02'\""
+    everything = list(MERGE_COLS)
+    models: dict[str, tuple[str, Callable[[tuple, tuple], bool], list[str]]] = {
+        "ip_dest": (f", partition_by='ds', incremental_predicates=[{dest}]",
+                    lambda old, new: old[2] >= D(2020, 1, 2), everything),
+        "ip_source": (", incremental_predicates=\"dbt_internal_source.v != 'dup'\"",
+                      lambda old, new: new[1] != "dup", everything),
+        "ip_merge": (f", partition_by='ds', incremental_predicates=[{dest}, 'DBT_INTERNAL_SOURCE.batch > 0'],"
+                     " merge_update_columns=['v', 'batch']",
+                     lambda old, new: old[2] >= D(2020, 1, 2) and new[3] > 0, ["v", "batch"]),
+    }
+    write_batch_models(project, "id, v, ds, batch", {name: config for name, (config, _, _) in models.items()})
+    batches = [
+        [(1, "a", D(2020, 1, 1), 1), (2, "b", D(2020, 1, 2), 1), (3, "c", D(2020, 1, 3), 1)],
+        # 1's table row is before 2020-01-02: unmatched where the table's ds is tested;
+        # 'dup' is unmatched where the query's v is
+        [(1, "a2", D(2020, 1, 1), 2), (2, "dup", D(2020, 1, 2), 2), (4, "d", D(2020, 1, 4), 2)],
+        # matched everywhere; 3 moves to 2020-01-01 where ds is updated
+        [(3, "c3", D(2020, 1, 1), 3)],
+    ]
+    expected: dict[str, list[tuple]] = {name: [] for name in models}
+    for number, batch in enumerate(batches, start=1):
+        load_batch(spark_sql, src, number, batch)
+        run(project, list(models))
+        for name, (_, match, updated) in models.items():
+            expected[name] = merge_rows(expected[name], batch, match, updated)
+            assert rows(spark_sql, project.relation(name), "id, v, ds, batch") == sorted(expected[name]), (
+                f"run {number}: {name}")
+    # the predicates made a second row for a key, as dbt's MERGE does
+    assert [r[0] for r in sorted(expected["ip_dest"])].count(1) == 2
+    assert [r[0] for r in sorted(expected["ip_source"])].count(2) == 2
     assert leftovers(spark_sql, project) == []

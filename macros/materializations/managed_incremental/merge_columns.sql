@@ -83,5 +83,5 @@
         from {{ target }} as t
         where {{ key_bound }}
     ) as o
-        on {{ spark_incremental._managed_key_join(cfg.unique_key, 'o', 's') }}
+        on {{ spark_incremental._managed_key_join(cfg, 'o', 's') }}
 {%- endmacro %}

@@ -89,10 +89,17 @@ select
 {%- endmacro %}
 
 
-{% macro _managed_key_join(unique_key, left, right) -%}
+{#- When a target row (alias `dest`) matches a new row (alias `source`): every unique_key
+    column equal, and every incremental_predicate (dbt's, with DBT_INTERNAL_DEST and
+    DBT_INTERNAL_SOURCE read as the two aliases) true, as in dbt-spark's MERGE condition. -#}
+{% macro _managed_key_join(cfg, dest, source) -%}
   {%- set parts = [] -%}
-  {%- for key in unique_key -%}
-    {%- do parts.append(left ~ '.' ~ key ~ ' = ' ~ right ~ '.' ~ key) -%}
+  {%- for key in cfg.unique_key -%}
+    {%- do parts.append(dest ~ '.' ~ key ~ ' = ' ~ source ~ '.' ~ key) -%}
+  {%- endfor -%}
+  {%- for predicate in cfg.get('incremental_predicates') or [] -%}
+    {%- set text = modules.re.sub('(?i)\\bDBT_INTERNAL_DEST\\b', dest, predicate) -%}
+    {%- do parts.append('(' ~ modules.re.sub('(?i)\\bDBT_INTERNAL_SOURCE\\b', source, text) ~ ')') -%}
   {%- endfor -%}
   {{- return(parts | join(' and ')) -}}
 {%- endmacro %}

@@ -211,7 +211,7 @@ from (
         else 'to_date(' ~ spark_incremental._quote(stats[2]) ~ ')' -%}
     {%- set key_bound = 't.' ~ cfg.upsert_date_key ~ ' >= ' ~ literal -%}
   {%- endif -%}
-  {%- set key_join = spark_incremental._managed_key_join(cfg.unique_key, 't', 'k') if plan.by_key else none -%}
+  {%- set key_join = spark_incremental._managed_key_join(cfg, 't', 'k') if plan.by_key else none -%}
   {#- the rows written: the staged ones, or, with merge_update_columns /
       merge_exclude_columns, each taking its kept columns from the target row it matches -#}
   {%- set kept = spark_incremental._managed_merge_kept(cfg, columns) if plan.by_key else [] -%}
@@ -323,7 +323,9 @@ kept as (
         {{ spark_incremental._managed_column_list(columns, 't') }}
     from {{ target }} as t
     {%- if key_join %}
-    left anti join new_rows as k
+    -- the rows a new row matches: its unique_key, and the incremental_predicates on the
+    -- query's own values (a kept column of the new row may hold the table's)
+    left anti join {{ stage }} as k
         on {{ key_join }}
     {%- endif %}
     where
@@ -388,7 +390,7 @@ select * from final
     {%- set merge_sql -%}
 merge into {{ target }} as t
 using {{ stage }} as k
-on {{ spark_incremental._managed_key_join(cfg.unique_key, 't', 'k') }}
+on {{ spark_incremental._managed_key_join(cfg, 't', 'k') }}
 {%- set kept = spark_incremental._managed_merge_kept(cfg, columns) %}
 {%- if kept %}
 when matched then update set

@@ -10,7 +10,7 @@
       key, for messages), min / max (text or none), update_cron (text or none), cron
       (parsed), grace (parsed, see _grace_parse), unique_key / partition_by (lists),
       file_format, upsert_date_key, upsert_lookback_days, merge_columns (see
-      _managed_merge_columns), forward_only, schema_change
+      _managed_merge_columns), incremental_predicates (a list), forward_only, schema_change
       (see _on_schema_change_settings), overwrite_partitions (incremental_strategy
       'insert_overwrite' without mutability), fingerprint (the settings whose change
       forces a rebuild). -#}
@@ -240,6 +240,9 @@
   {%- endif -%}
   {#- dbt's merge_update_columns / merge_exclude_columns (merge_columns.sql) -#}
   {%- set merge_columns = spark_incremental._managed_merge_columns(conf, prefix, unique_key, declared, strategy) -%}
+  {#- dbt's incremental_predicates (incremental_predicates.sql) -#}
+  {%- set incremental_predicates = spark_incremental._managed_incremental_predicates(conf, prefix, unique_key,
+      declared, strategy) -%}
 
   {#- skip the run when the window brings nothing new (a model of the sessionised
       pipeline: it reads spark_incremental_base_events_this_run or the window) -#}
@@ -273,6 +276,7 @@
       'partition_strategy': partition_strategy,
       'overwrite_partitions': strategy == 'insert_overwrite' and not declared,
       'merge_columns': merge_columns,
+      'incremental_predicates': incremental_predicates,
       'skip_without_new_events': skip_without_new_events,
       'fingerprint': {
           'mutability_type': mutability_type,
