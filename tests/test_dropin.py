@@ -343,7 +343,8 @@ def test_merge_update_columns_keep_the_other_columns_of_a_matched_row(
     src = project.relation("src")
     models = {   # name: (config, the columns a matched row takes from the query)
         "mu_part": (", partition_by='ds', merge_update_columns=['v', 'DS', 'batch']", ["v", "ds", "batch"]),
-        "mu_flat": (", merge_exclude_columns=['first_v', 'first_batch']", ["id", "v", "ds", "batch"]),
+        "mu_flat": (", merge_exclude_columns=['first_v', 'first_batch'], clustered_by='id', buckets=2",
+                    ["id", "v", "ds", "batch"]),
         "mu_keep_ds": (", partition_by='ds', merge_exclude_columns=['ds', 'first_v', 'first_batch']",
                        ["id", "v", "batch"]),
     }
@@ -388,6 +389,9 @@ def test_merge_update_columns_keep_the_other_columns_of_a_matched_row(
     assert actions[2]["mu_part"].endswith(": replaced 2 partitions, 1 emptied and dropped"), actions[2]
     assert all(any("re-applied the interrupted overwrite" in line for line in said(result, name))
                for name in models), result.tail(40)
+    # dbt-spark's bucketing is kept through the upserts' rewrites
+    table = dict((r[0], r[1]) for r in spark_sql.query(f"describe table extended {project.relation('mu_flat')}"))
+    assert (table["Num Buckets"], table["Bucket Columns"]) == ("2", "[`id`]")
     assert leftovers(spark_sql, project) == []
 
 
