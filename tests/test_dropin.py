@@ -320,16 +320,19 @@ def load_batch(spark_sql: SparkSql, src: str, number: int, batch: list[tuple]) -
         spark_sql.insert_rows(src, MERGE_COLS, batch)
 
 
-def merged(table: dict[int, tuple], new: list[tuple], updated: list[str]) -> dict[int, tuple]:
-    """dbt's merge on delta, by hand: a matched row takes only `updated` from the new row."""
-    names = [*MERGE_COLS, "first_v", "first_batch"]
-    out = dict(table)
-    for row in new:
-        full = (*row, row[1], row[3])           # the query: first_v = v, first_batch = batch
-        old = out.get(row[0])
-        out[row[0]] = full if old is None else tuple(
-            full[i] if name in updated else old[i] for i, name in enumerate(names))
-    return out
+def merge_rows(table: list[tuple], new: list[tuple], match: Callable[[tuple, tuple], bool],
+               updated: list[str], names: list[str] = list(MERGE_COLS)) -> list[tuple]:
+    """dbt-spark's MERGE by hand: a table row matched (same id, and `match`) takes the
+    `updated` columns from its new row; a new row matching none is inserted whole."""
+    out, used = [], set()
+    for old in table:
+        hits = [n for n in new if n[0] == old[0] and match(old, n)]
+        if hits:
+            used.add(hits[0])
+            out.append(tuple(hits[0][i] if name in updated else old[i] for i, name in enumerate(names)))
+        else:
+            out.append(old)
+    return out + [n for n in new if n not in used]
 
 
 def test_merge_update_columns_keep_the_other_columns_of_a_matched_row(
@@ -338,7 +341,9 @@ def test_merge_update_columns_keep_the_other_columns_of_a_matched_row(
     parquet: a matched row takes the listed columns from the query and keeps the others;
     a new key is inserted whole. Rows move between partitions when the partition column is
     updated, stay when it is kept, and a partition left empty is dropped. A run killed
-    before its overwrite is finished by the next run with the rows it had merged."""
+    before its overwrite is finished by the next run with the rows it had merged. With
+    upsert_date_key, a table row before the search's bound is not matched: it stays, and
+    the new row is inserted whole beside it."""
     project = dbt_project
     src = project.relation("src")
     models = {   # name: (config, the columns a matched row takes from the query)
@@ -347,6 +352,8 @@ def test_merge_update_columns_keep_the_other_columns_of_a_matched_row(
                     ["id", "v", "ds", "batch"]),
         "mu_keep_ds": (", partition_by='ds', merge_exclude_columns=['ds', 'first_v', 'first_batch']",
                        ["id", "v", "batch"]),
+        "mu_bounded": (", merge_update_columns=['v', 'ds', 'batch'], upsert_date_key='ds', upsert_lookback_days=0",
+                       ["v", "ds", "batch"]),
     }
     write_batch_models(project, "id, v, ds, batch, v as first_v, batch as first_batch",
                        {name: config for name, (config, _) in models.items()})
@@ -358,8 +365,11 @@ def test_merge_update_columns_keep_the_other_columns_of_a_matched_row(
         [(3, "c3", D(2020, 1, 1), 3)],
         # first killed before its overwrite: the next run finishes the merged write
         [(2, "b4", D(2020, 1, 1), 4), (5, "e", D(2020, 1, 2), 4)],
+        # the bound is 2020-01-05: 1's table row (2020-01-01) is not matched in mu_bounded
+        [(1, "a5", D(2020, 1, 5), 5)],
     ]
-    expected: dict[str, dict[int, tuple]] = {name: {} for name in models}
+    names = [*MERGE_COLS, "first_v", "first_batch"]
+    expected: dict[str, list[tuple]] = {name: [] for name in models}
     actions = []
     for number, batch in enumerate(batches, start=1):
         load_batch(spark_sql, src, number, batch)
@@ -368,47 +378,37 @@ def test_merge_update_columns_keep_the_other_columns_of_a_matched_row(
                          expect_success=False)
             assert set(statuses(killed, models).values()) == {"error"}
             for name in models:
-                assert rows(spark_sql, project.relation(name), "id, v, ds, batch, first_v, first_batch") == sorted(
-                    expected[name].values()), f"killed run: {name}"
+                assert rows(spark_sql, project.relation(name), ", ".join(names)) == sorted(expected[name]), (
+                    f"killed run: {name}")
         result = run(project, list(models))
         actions.append({name: action(result, name) for name in models})
+        if number == 4:
+            assert all(any("re-applied the interrupted overwrite" in line for line in said(result, name))
+                       for name in models), result.tail(40)
         if number == 3:
             partitions = [r[0] for r in spark_sql.query(f"show partitions {project.relation('mu_part')}")]
             assert partitions == ["ds=2020-01-01", "ds=2020-01-03"]
+        new = [(*row, row[1], row[3]) for row in batch]     # the query: first_v = v, first_batch = batch
+        bound = min(row[2] for row in batch)                 # upsert_lookback_days=0
         for name, (_, updated) in models.items():
-            expected[name] = merged(expected[name], batch, updated)
-            assert rows(spark_sql, project.relation(name), "id, v, ds, batch, first_v, first_batch") == sorted(
-                expected[name].values()), f"run {number}: {name}"
+            match = (lambda old, _, b=bound: old[2] >= b) if name == "mu_bounded" else (lambda old, _: True)
+            expected[name] = merge_rows(expected[name], new, match, updated, names)
+            assert rows(spark_sql, project.relation(name), ", ".join(names)) == sorted(expected[name]), (
+                f"run {number}: {name}")
     assert actions[1] == {
         "mu_part": "upserted 3 rows on id (merge_update_columns: v, DS, batch): replaced 3 partitions",
         "mu_flat": "upserted 3 rows on id (merge_exclude_columns: first_v, first_batch): rewrote the table",
         "mu_keep_ds": "upserted 3 rows on id (merge_exclude_columns: ds, first_v, first_batch): replaced 3 partitions",
+        "mu_bounded": "upserted 3 rows on id (merge_update_columns: v, ds, batch): rewrote the table",
     }
     # row 3 keeps its ds in mu_keep_ds: only its own partition is rewritten
     assert actions[2]["mu_keep_ds"].endswith(": replaced 1 partition"), actions[2]
     assert actions[2]["mu_part"].endswith(": replaced 2 partitions, 1 emptied and dropped"), actions[2]
-    assert all(any("re-applied the interrupted overwrite" in line for line in said(result, name))
-               for name in models), result.tail(40)
+    assert [r[:2] for r in sorted(expected["mu_bounded"]) if r[0] == 1] == [(1, "a2"), (1, "a5")]
     # dbt-spark's bucketing is kept through the upserts' rewrites
     table = dict((r[0], r[1]) for r in spark_sql.query(f"describe table extended {project.relation('mu_flat')}"))
     assert (table["Num Buckets"], table["Bucket Columns"]) == ("2", "[`id`]")
     assert leftovers(spark_sql, project) == []
-
-
-def merge_rows(table: list[tuple], new: list[tuple], match: Callable[[tuple, tuple], bool],
-               updated: list[str]) -> list[tuple]:
-    """dbt-spark's MERGE by hand: a table row matched (same id, and `match`) takes the
-    `updated` columns from its new row; a new row matching none is inserted."""
-    names = list(MERGE_COLS)
-    out, used = [], set()
-    for old in table:
-        hits = [n for n in new if n[0] == old[0] and match(old, n)]
-        if hits:
-            used.add(hits[0])
-            out.append(tuple(hits[0][i] if name in updated else old[i] for i, name in enumerate(names)))
-        else:
-            out.append(old)
-    return out + [n for n in new if n not in used]
 
 
 def test_incremental_predicates_restrict_the_rows_a_new_row_matches(
@@ -423,25 +423,30 @@ def test_incremental_predicates_restrict_the_rows_a_new_row_matches(
     models: dict[str, tuple[str, Callable[[tuple, tuple], bool], list[str]]] = {
         "ip_dest": (f", partition_by='ds', incremental_predicates=[{dest}]",
                     lambda old, new: old[2] >= D(2020, 1, 2), everything),
-        "ip_source": (", incremental_predicates=\"dbt_internal_source.v != 'dup'\"",
-                      lambda old, new: new[1] != "dup", everything),
+        # the aliases are the queries' own: a literal holding one is left as written
+        "ip_source": (", incremental_predicates=\"dbt_internal_source.v not in ('dup', 'DBT_INTERNAL_DEST')\"",
+                      lambda old, new: new[1] not in ("dup", "DBT_INTERNAL_DEST"), everything),
         "ip_merge": (f", partition_by='ds', incremental_predicates=[{dest}, 'DBT_INTERNAL_SOURCE.batch > 0'],"
                      " merge_update_columns=['v', 'batch']",
                      lambda old, new: old[2] >= D(2020, 1, 2) and new[3] > 0, ["v", "batch"]),
     }
     write_batch_models(project, "id, v, ds, batch", {name: config for name, (config, _, _) in models.items()})
+    # a predicate Spark cannot resolve stops the upsert before it writes anything
+    write_batch_models(project, "id, v, ds, batch", {"ip_bad": ", incremental_predicates=['DBT_INTERNAL_DEST.nope > 0']"})
     batches = [
         [(1, "a", D(2020, 1, 1), 1), (2, "b", D(2020, 1, 2), 1), (3, "c", D(2020, 1, 3), 1)],
         # 1's table row is before 2020-01-02: unmatched where the table's ds is tested;
         # 'dup' is unmatched where the query's v is
         [(1, "a2", D(2020, 1, 1), 2), (2, "dup", D(2020, 1, 2), 2), (4, "d", D(2020, 1, 4), 2)],
-        # matched everywhere; 3 moves to 2020-01-01 where ds is updated
-        [(3, "c3", D(2020, 1, 1), 3)],
+        # 3 matched everywhere, moving to 2020-01-01 where ds is updated; 4 not in ip_source
+        [(3, "c3", D(2020, 1, 1), 3), (4, "DBT_INTERNAL_DEST", D(2020, 1, 4), 3)],
     ]
     expected: dict[str, list[tuple]] = {name: [] for name in models}
     for number, batch in enumerate(batches, start=1):
         load_batch(spark_sql, src, number, batch)
-        run(project, list(models))
+        result = run(project, [*models, "ip_bad"], expect_success=None)
+        assert statuses(result, [*models, "ip_bad"]) == {**{name: "success" for name in models},
+                                                         "ip_bad": "success" if number == 1 else "error"}
         for name, (_, match, updated) in models.items():
             expected[name] = merge_rows(expected[name], batch, match, updated)
             assert rows(spark_sql, project.relation(name), "id, v, ds, batch") == sorted(expected[name]), (
@@ -449,4 +454,10 @@ def test_incremental_predicates_restrict_the_rows_a_new_row_matches(
     # the predicates made a second row for a key, as dbt's MERGE does
     assert [r[0] for r in sorted(expected["ip_dest"])].count(1) == 2
     assert [r[0] for r in sorted(expected["ip_source"])].count(2) == 2
+    assert [r[0] for r in sorted(expected["ip_source"])].count(4) == 2
+    assert ("model 'ip_bad': incremental_predicates = ['DBT_INTERNAL_DEST.nope > 0'] cannot be applied:"
+            in result.text()), result.tail(40)
+    assert "`DBT_INTERNAL_DEST`.`nope` cannot be resolved" in result.text(), result.tail(40)
+    assert "whose columns are the table's: id, v, ds, batch. Nothing was written." in result.text()
+    assert rows(spark_sql, project.relation("ip_bad"), "id, v, ds, batch") == sorted(batches[0])
     assert leftovers(spark_sql, project) == []

@@ -89,17 +89,18 @@ select
 {%- endmacro %}
 
 
-{#- When a target row (alias `dest`) matches a new row (alias `source`): every unique_key
-    column equal, and every incremental_predicate (dbt's, with DBT_INTERNAL_DEST and
-    DBT_INTERNAL_SOURCE read as the two aliases) true, as in dbt-spark's MERGE condition. -#}
-{% macro _managed_key_join(cfg, dest, source) -%}
+{#- When a target row matches a new row, the two named as in dbt's MERGE,
+    DBT_INTERNAL_DEST and DBT_INTERNAL_SOURCE (the queries that use it alias them so):
+    every unique_key column equal, and every incremental_predicate true, as in
+    dbt-spark's MERGE condition. The predicates are used as written: their aliases are
+    the queries' own, so no text is rewritten, and Spark's errors name them. -#}
+{% macro _managed_key_join(cfg) -%}
   {%- set parts = [] -%}
   {%- for key in cfg.unique_key -%}
-    {%- do parts.append(dest ~ '.' ~ key ~ ' = ' ~ source ~ '.' ~ key) -%}
+    {%- do parts.append('DBT_INTERNAL_DEST.' ~ key ~ ' = DBT_INTERNAL_SOURCE.' ~ key) -%}
   {%- endfor -%}
   {%- for predicate in cfg.get('incremental_predicates') or [] -%}
-    {%- set text = modules.re.sub('(?i)\\bDBT_INTERNAL_DEST\\b', dest, predicate) -%}
-    {%- do parts.append('(' ~ modules.re.sub('(?i)\\bDBT_INTERNAL_SOURCE\\b', source, text) ~ ')') -%}
+    {%- do parts.append('(' ~ predicate ~ ')') -%}
   {%- endfor -%}
   {{- return(parts | join(' and ')) -}}
 {%- endmacro %}

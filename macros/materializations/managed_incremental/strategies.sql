@@ -10,6 +10,9 @@
     overwrite      incremental_strategy 'insert_overwrite': replace as above, keeping no
                    row of the affected partitions (those the new rows fall in) -#}
 {% macro _managed_execute(plan, cfg, target, existing, sql, target_desc) -%}
+  {%- if plan.action == 'upsert' and cfg.get('incremental_predicates') -%}
+    {%- do spark_incremental._managed_check_predicates(cfg, target) -%}
+  {%- endif -%}
   {%- if plan.action == 'skip' -%}
     {{- return({'rows': none, 'partitions': none, 'max': none, 'detail': ''}) -}}
   {%- elif plan.action == 'build' -%}
@@ -166,6 +169,8 @@ from (
     unpartitioned target is handled the same way as one partition: the whole table. -#}
 {% macro _managed_replace(plan, cfg, target, sql, target_desc) -%}
   {%- set columns = target_desc.columns -%}
+  {#- the aliases of dbt's MERGE, which incremental_predicates name -#}
+  {%- set dest, source = 'DBT_INTERNAL_DEST', 'DBT_INTERNAL_SOURCE' -%}
   {%- set partition_columns = spark_incremental._managed_partition_columns(target_desc) -%}
   {%- set body = spark_incremental._managed_windowed_sql(plan, cfg, sql) -%}
 
@@ -196,7 +201,7 @@ from (
   {%- set replaced = [] -%}
   {%- if plan.replace_lower is not none -%}
     {%- do replaced.append('coalesce(' ~ spark_incremental._along_window_sql(cfg.along,
-        {'lower': plan.replace_lower, 'lower_op': '>', 'upper': none}, cfg.along_type, 't') ~ ', false)') -%}
+        {'lower': plan.replace_lower, 'lower_op': '>', 'upper': none}, cfg.along_type, dest) ~ ', false)') -%}
   {%- endif -%}
   {%- set key_bound = 'true' -%}
   {%- if bounded and stats[2] is not none -%}
@@ -209,9 +214,9 @@ from (
     {%- set literal = spark_incremental._along_literal(stats[2], key_types[0])
         if spark_incremental._along_kind(key_types[0]) in ['string', 'date', 'timestamp']
         else 'to_date(' ~ spark_incremental._quote(stats[2]) ~ ')' -%}
-    {%- set key_bound = 't.' ~ cfg.upsert_date_key ~ ' >= ' ~ literal -%}
+    {%- set key_bound = dest ~ '.' ~ cfg.upsert_date_key ~ ' >= ' ~ literal -%}
   {%- endif -%}
-  {%- set key_join = spark_incremental._managed_key_join(cfg, 't', 'k') if plan.by_key else none -%}
+  {%- set key_join = spark_incremental._managed_key_join(cfg) if plan.by_key else none -%}
   {#- the rows written: the staged ones, or, with merge_update_columns /
       merge_exclude_columns, each taking its kept columns from the target row it matches -#}
   {%- set kept = spark_incremental._managed_merge_kept(cfg, columns) if plan.by_key else [] -%}
@@ -234,15 +239,15 @@ from (
         ) as si_new
         {%- if replaced %}
         union all
-        select {{ spark_incremental._managed_partition_text(partition_columns, 't') }}, 0 as gets_rows
-        from {{ target }} as t
+        select {{ spark_incremental._managed_partition_text(partition_columns, dest) }}, 0 as gets_rows
+        from {{ target }} as {{ dest }}
         where {{ replaced | join(' or ') }}
         {%- endif %}
         {%- if key_join %}
         union all
-        select {{ spark_incremental._managed_partition_text(partition_columns, 't') }}, 0 as gets_rows
-        from {{ target }} as t
-        left semi join {{ stage }} as k
+        select {{ spark_incremental._managed_partition_text(partition_columns, dest) }}, 0 as gets_rows
+        from {{ target }} as {{ dest }}
+        left semi join {{ stage }} as {{ source }}
             on {{ key_join }}
         where {{ key_bound }}
         {%- endif %}
@@ -320,16 +325,16 @@ new_rows as (
 
 kept as (
     select
-        {{ spark_incremental._managed_column_list(columns, 't') }}
-    from {{ target }} as t
+        {{ spark_incremental._managed_column_list(columns, dest) }}
+    from {{ target }} as {{ dest }}
     {%- if key_join %}
-    -- the rows a new row matches: its unique_key, and the incremental_predicates on the
-    -- query's own values (a kept column of the new row may hold the table's)
-    left anti join {{ stage }} as k
-        on {{ key_join }}
+    -- the rows a new row matches (_managed_key_join), on the query's own values (a kept
+    -- column of the new row may hold the table's), within the search's bound
+    left anti join {{ stage }} as {{ source }}
+        on {{ key_join }} and {{ key_bound }}
     {%- endif %}
     where
-        {{ spark_incremental._managed_partition_predicate(partition_columns, affected, 't') if partition_columns else 'true' }}
+        {{ spark_incremental._managed_partition_predicate(partition_columns, affected, dest) if partition_columns else 'true' }}
         {%- if replaced %}
         and not ({{ replaced | join(' or ') }})
         {%- endif %}
@@ -388,14 +393,14 @@ select * from final
   {%- endif -%}
   {%- if plan.by_key -%}
     {%- set merge_sql -%}
-merge into {{ target }} as t
-using {{ stage }} as k
-on {{ spark_incremental._managed_key_join(cfg, 't', 'k') }}
+merge into {{ target }} as DBT_INTERNAL_DEST
+using {{ stage }} as DBT_INTERNAL_SOURCE
+on {{ spark_incremental._managed_key_join(cfg) }}
 {%- set kept = spark_incremental._managed_merge_kept(cfg, columns) %}
 {%- if kept %}
 when matched then update set
     {%- for name, data_type in columns if name | lower not in kept %}
-    t.{{ adapter.quote(name) }} = k.{{ adapter.quote(name) }}{{ ',' if not loop.last }}
+    DBT_INTERNAL_DEST.{{ adapter.quote(name) }} = DBT_INTERNAL_SOURCE.{{ adapter.quote(name) }}{{ ',' if not loop.last }}
     {%- endfor %}
 {%- else %}
 when matched then update set *
