@@ -217,6 +217,11 @@ BAD = {
     "bad_pred_overwrite": (", unique_key='id', incremental_strategy='insert_overwrite',"
                            " incremental_predicates=['DBT_INTERNAL_DEST.id > 0']",
                            ["is not allowed with incremental_strategy = 'insert_overwrite'"]),
+    "bad_pred_declared": (", unique_key='id', incremental_predicates=['DBT_INTERNAL_DEST.id > 0'],"
+                          " mutability={'type': 'append_only', 'type_params': {'along': 'id'}}",
+                          ["is not allowed with a declared mutability"]),
+    "bad_pred_number": (", unique_key='id', incremental_predicates=['DBT_INTERNAL_DEST.id > 0', 7]",
+                        ["incremental_predicates entry 7 is not allowed"]),
     "bad_pred_mapping": (", unique_key='id', incremental_predicates={'ds': 1}",
                          ["incremental_predicates = {'ds': 1} is not allowed: it must be a condition or a list"]),
     "bad_fo_no_effect": (", forward_only=true, on_schema_change='ignore', on_destructive_change='warn'",

@@ -7,11 +7,14 @@ of the default run: `make test-dbt-suite [SPARK=3.5]` (or SPARK_INCREMENTAL_DBT_
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import pytest
 
 from dbt.tests.adapter.basic.test_incremental import BaseIncremental, BaseIncrementalNotSchemaChange
+from dbt.tests.adapter.incremental.test_incremental_merge_exclude_columns import BaseMergeExcludeColumns
 from dbt.tests.adapter.incremental.test_incremental_on_schema_change import BaseIncrementalOnSchemaChange
+from dbt.tests.adapter.incremental.test_incremental_predicates import BaseIncrementalPredicates
 from dbt.tests.adapter.incremental.test_incremental_unique_id import BaseIncrementalUniqueKey
 
 
@@ -42,3 +45,16 @@ class TestIncrementalUniqueKey(BaseIncrementalUniqueKey):
 
 class TestIncrementalOnSchemaChange(BaseIncrementalOnSchemaChange):
     pass
+
+
+class TestMergeExcludeColumns(BaseMergeExcludeColumns):
+    pass
+
+
+class TestIncrementalPredicatesMerge(BaseIncrementalPredicates):
+    """dbt-spark's own variant: the predicate names the table's row, the strategy is merge."""
+
+    @pytest.fixture(scope="class")
+    def project_config_update(self) -> dict[str, Any]:
+        return {"models": {"+incremental_predicates": ["dbt_internal_dest.id != 2"],
+                           "+incremental_strategy": "merge"}}

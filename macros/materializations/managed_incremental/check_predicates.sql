@@ -14,7 +14,11 @@ inner join {{ target }} as DBT_INTERNAL_SOURCE
 where false
   {%- endset -%}
   {%- set text = spark_incremental._fetch_rows(probe) | map(attribute=0) | join('\n') -%}
-  {%- if 'Error occurred during query planning' in text -%}
+  {#- Spark 4 answers 'Error occurred during query planning: ...'; Spark 3.5 puts the
+      exception where the physical plan would be -#}
+  {%- set lines = text.split('\n') -%}
+  {%- if 'Error occurred during query planning' in lines[0]
+        or (lines | length > 1 and lines[1].startswith('org.apache.spark') and 'Exception: ' in lines[1]) -%}
     {%- do exceptions.raise_compiler_error("spark_incremental: model '" ~ cfg.model ~ "': incremental_predicates = "
         ~ cfg.incremental_predicates ~ " cannot be applied: " ~ spark_incremental._spark_error_line(text)
         ~ ". Each must be a condition on DBT_INTERNAL_DEST (the table's row) and DBT_INTERNAL_SOURCE (the"

@@ -42,9 +42,11 @@
 {%- endmacro %}
 
 
-{#- The target's columns a matched row keeps (lower-case names): with merge_update_columns
-    every column not listed, with merge_exclude_columns the listed ones. [] without
-    either. -#}
+{#- The columns a matched row keeps (lower-case names): with merge_update_columns every
+    column not listed, with merge_exclude_columns the listed ones; [] without either.
+    Keeping every column is refused: checked against the query's columns before any SQL
+    runs (validate_columns.sql) and against the table's at each write, which may differ
+    (on_schema_change 'ignore'). -#}
 {% macro _managed_merge_kept(cfg, columns) -%}
   {%- set setting = cfg.get('merge_columns') -%}
   {%- if setting is none -%}
@@ -57,5 +59,10 @@
       {%- do kept.append(name | lower) -%}
     {%- endif -%}
   {%- endfor -%}
+  {%- if kept | length == columns | length -%}
+    {%- do exceptions.raise_compiler_error("spark_incremental: model '" ~ cfg.model ~ "': " ~ setting.key ~ " = "
+        ~ setting.columns ~ " keeps every column (" ~ columns | map(attribute=0) | join(', ') ~ "): a matched row"
+        ~ " would never change. Allowed: a list that leaves at least one of those columns to update.") -%}
+  {%- endif -%}
   {{- return(kept) -}}
 {%- endmacro %}

@@ -171,6 +171,9 @@ from (
   {%- set columns = target_desc.columns -%}
   {#- the aliases of dbt's MERGE, which incremental_predicates name -#}
   {%- set dest, source = 'DBT_INTERNAL_DEST', 'DBT_INTERNAL_SOURCE' -%}
+  {#- the columns a matched row keeps (merge_update_columns / merge_exclude_columns),
+      checked against the table before anything is written -#}
+  {%- set kept_columns = spark_incremental._managed_merge_kept(cfg, columns) if plan.by_key else [] -%}
   {%- set partition_columns = spark_incremental._managed_partition_columns(target_desc) -%}
   {%- set body = spark_incremental._managed_windowed_sql(plan, cfg, sql) -%}
 
@@ -188,8 +191,7 @@ from (
   {%- set stats = none -%}
   {%- if partition_columns | length == 0 or bounded -%}
     {#- the bound as a date's text: the new rows' earliest date, minus the lookback -#}
-    {%- set extra = ['cast(date_sub(to_date(min(' ~ cfg.upsert_date_key ~ ')), ' ~ cfg.upsert_lookback_days ~ ') as string)']
-        if bounded else [] -%}
+    {%- set extra = [spark_incremental._managed_key_bound_stat(cfg)] if bounded else [] -%}
     {%- set stats = spark_incremental._managed_stats(stage, cfg, 'true', extra) | list -%}
     {%- if stats[0] == 0 and plan.replace_lower is none and plan.action != 'overwrite' -%}
       {%- do adapter.drop_relation(stage) -%}
@@ -203,25 +205,12 @@ from (
     {%- do replaced.append('coalesce(' ~ spark_incremental._along_window_sql(cfg.along,
         {'lower': plan.replace_lower, 'lower_op': '>', 'upper': none}, cfg.along_type, dest) ~ ', false)') -%}
   {%- endif -%}
-  {%- set key_bound = 'true' -%}
-  {%- if bounded and stats[2] is not none -%}
-    {#- a literal of the column's own type, so a text partition column ('yyyy-MM-dd') is
-        compared as text, which every metastore can filter -#}
-    {%- set key_types = [] -%}
-    {%- for name, data_type in columns if name | lower == cfg.upsert_date_key | lower -%}
-      {%- do key_types.append(data_type) -%}
-    {%- endfor -%}
-    {%- set literal = spark_incremental._along_literal(stats[2], key_types[0])
-        if spark_incremental._along_kind(key_types[0]) in ['string', 'date', 'timestamp']
-        else 'to_date(' ~ spark_incremental._quote(stats[2]) ~ ')' -%}
-    {%- set key_bound = dest ~ '.' ~ cfg.upsert_date_key ~ ' >= ' ~ literal -%}
-  {%- endif -%}
+  {%- set key_bound = spark_incremental._managed_key_bound(cfg, columns, stats[2]) if bounded else 'true' -%}
   {%- set key_join = spark_incremental._managed_key_join(cfg) if plan.by_key else none -%}
   {#- the rows written: the staged ones, or, with merge_update_columns /
       merge_exclude_columns, each taking its kept columns from the target row it matches -#}
-  {%- set kept = spark_incremental._managed_merge_kept(cfg, columns) if plan.by_key else [] -%}
-  {%- set new_rows_sql = spark_incremental._managed_merged_rows_sql(cfg, stage, target, columns, kept, key_bound)
-      if kept else 'select * from ' ~ stage -%}
+  {%- set new_rows_sql = spark_incremental._managed_merged_rows_sql(cfg, stage, target, columns, kept_columns,
+      key_bound) if kept_columns else 'select * from ' ~ stage -%}
 
   {#- 2. affected partitions, each flagged when new rows land in it (those cannot end
       up empty; the others may); one aggregation, plus the new rows' totals -#}
@@ -379,9 +368,12 @@ select * from final
     the next run, which replaces the same range again (the state is written last). -#}
 {% macro _managed_merge(plan, cfg, target, sql, target_desc) -%}
   {%- set columns = target_desc.columns -%}
+  {%- set kept_columns = spark_incremental._managed_merge_kept(cfg, columns) if plan.by_key else [] -%}
   {%- set body = spark_incremental._managed_windowed_sql(plan, cfg, sql) -%}
   {%- set stage = spark_incremental._managed_stage(target, columns, body) -%}
-  {%- set stats = spark_incremental._managed_stats(stage, cfg) -%}
+  {%- set bounded = plan.by_key and cfg.upsert_date_key -%}
+  {%- set stats = spark_incremental._managed_stats(stage, cfg, 'true',
+      [spark_incremental._managed_key_bound_stat(cfg)] if bounded else []) -%}
   {%- if plan.replace_lower is not none -%}
     {%- do adapter.execute('delete from ' ~ target ~ ' where ' ~ spark_incremental._along_window_sql(cfg.along,
         {'lower': plan.replace_lower, 'lower_op': '>', 'upper': none}, cfg.along_type), fetch=false) -%}
@@ -396,10 +388,12 @@ select * from final
 merge into {{ target }} as DBT_INTERNAL_DEST
 using {{ stage }} as DBT_INTERNAL_SOURCE
 on {{ spark_incremental._managed_key_join(cfg) }}
-{%- set kept = spark_incremental._managed_merge_kept(cfg, columns) %}
-{%- if kept %}
+{%- if bounded %}
+    and {{ spark_incremental._managed_key_bound(cfg, columns, stats[2]) }}
+{%- endif %}
+{%- if kept_columns %}
 when matched then update set
-    {%- for name, data_type in columns if name | lower not in kept %}
+    {%- for name, data_type in columns if name | lower not in kept_columns %}
     DBT_INTERNAL_DEST.{{ adapter.quote(name) }} = DBT_INTERNAL_SOURCE.{{ adapter.quote(name) }}{{ ',' if not loop.last }}
     {%- endfor %}
 {%- else %}

@@ -23,11 +23,8 @@
           ~ " Allowed: one of its columns: " ~ names | join(', ') ~ ".") -%}
     {%- endfor -%}
   {%- endfor -%}
-  {%- if cfg.merge_columns and spark_incremental._managed_merge_kept(cfg, columns) | length == columns | length -%}
-    {%- do exceptions.raise_compiler_error(prefix ~ "merge_exclude_columns = " ~ cfg.merge_columns.columns
-        ~ " keeps every column: a matched row would never change. Allowed: a list that leaves at least one"
-        ~ " column to update.") -%}
-  {%- endif -%}
+  {#- a list that keeps every column is refused there -#}
+  {%- do spark_incremental._managed_merge_kept(cfg, columns) -%}
   {%- set result = {} -%}
   {%- do result.update(cfg) -%}
   {%- do result.update({'along_type': none, 'along_kind': none, 'grace_amount': none}) -%}
