@@ -6,9 +6,8 @@
     DBT_INTERNAL_DEST alone also bounds the upsert's search of the table for the keys.
 
     Checked before any SQL: none, a text or a list of texts; each a condition without
-    `;`. Allowed only where dbt-spark reads them: an upsert by unique_key without a
-    declared mutability (whose runs replace ranges and scopes), not incremental_strategy
-    'insert_overwrite'. Returns the list ([] when unset). -#}
+    `;`. Allowed only where dbt-spark reads them, an upsert by unique_key
+    (_managed_check_keyed_merge). Returns the list ([] when unset). -#}
 {% macro _managed_incremental_predicates(conf, prefix, unique_key, declared, strategy) -%}
   {%- set value = conf.get('incremental_predicates') -%}
   {%- if value is none or (value is string and value | trim == '') -%}
@@ -27,18 +26,7 @@
     {%- endif -%}
   {%- endfor -%}
   {%- set shown = 'incremental_predicates = ' ~ predicates -%}
-  {%- if unique_key | length == 0 -%}
-    {%- do exceptions.raise_compiler_error(prefix ~ shown ~ " is set without a unique_key: they restrict which"
-        ~ " rows of the table a new row matches, and without a key none is matched. Allowed: incremental_predicates"
-        ~ " only with unique_key.") -%}
-  {%- elif declared -%}
-    {%- do exceptions.raise_compiler_error(prefix ~ shown ~ " is not allowed with a declared mutability: its runs"
-        ~ " replace ranges and scopes, not the rows matched by key. Allowed: incremental_predicates only on a model"
-        ~ " without mutability (an upsert by unique_key, dbt's merge).") -%}
-  {%- elif strategy == 'insert_overwrite' -%}
-    {%- do exceptions.raise_compiler_error(prefix ~ shown ~ " is not allowed with incremental_strategy ="
-        ~ " 'insert_overwrite', which replaces partitions whole and matches no rows (dbt-spark ignores them"
-        ~ " there). Allowed: incremental_predicates with incremental_strategy 'merge' (or unset).") -%}
-  {%- endif -%}
+  {%- do spark_incremental._managed_check_keyed_merge(prefix, 'incremental_predicates', shown, unique_key,
+      declared, strategy) -%}
   {{- return(predicates | list) -}}
 {%- endmacro %}

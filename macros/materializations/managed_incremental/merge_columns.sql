@@ -7,9 +7,8 @@
     _managed_merge_columns(conf, prefix, unique_key, declared, strategy) checks the two
     configs (validate.sql, before any SQL) and returns none when neither is set (an empty
     list is not set, as in dbt), else {key: the config set, columns: its column names}.
-    Allowed only on an upsert as dbt's incremental does it: a unique_key, no declared
-    mutability (whose runs replace ranges and scopes, not matched keys), not
-    incremental_strategy 'insert_overwrite'; and only one of the two, as dbt-core says. -#}
+    Allowed only on an upsert as dbt's merge does it (_managed_check_keyed_merge), and
+    only one of the two, as dbt-core says. -#}
 {% macro _managed_merge_columns(conf, prefix, unique_key, declared, strategy) -%}
   {%- set found = [] -%}
   {%- for key in ['merge_update_columns', 'merge_exclude_columns'] -%}
@@ -26,18 +25,8 @@
   {%- if found | length > 1 -%}
     {%- do exceptions.raise_compiler_error(prefix ~ "merge_update_columns and merge_exclude_columns are both set."
         ~ " Allowed: one of them (the columns a matched row takes from the query, or the ones it keeps).") -%}
-  {%- elif unique_key | length == 0 -%}
-    {%- do exceptions.raise_compiler_error(prefix ~ shown ~ " is set without a unique_key: there is no matched"
-        ~ " row to keep columns of. Allowed: " ~ setting.key ~ " only with unique_key.") -%}
-  {%- elif declared -%}
-    {%- do exceptions.raise_compiler_error(prefix ~ shown ~ " is not allowed with a declared mutability: its"
-        ~ " runs replace ranges and scopes, not the rows matched by key. Allowed: " ~ setting.key
-        ~ " only on a model without mutability (an upsert by unique_key, dbt's merge).") -%}
-  {%- elif strategy == 'insert_overwrite' -%}
-    {%- do exceptions.raise_compiler_error(prefix ~ shown ~ " is not allowed with incremental_strategy ="
-        ~ " 'insert_overwrite', which replaces partitions whole. Allowed: " ~ setting.key
-        ~ " with incremental_strategy 'merge' (or unset).") -%}
   {%- endif -%}
+  {%- do spark_incremental._managed_check_keyed_merge(prefix, setting.key, shown, unique_key, declared, strategy) -%}
   {{- return(setting) -}}
 {%- endmacro %}
 
