@@ -21,10 +21,11 @@ sources:
 
 
 def model(columns: str, extra_config: str = "", min_ds: str = "2020-01-01") -> str:
+    """A forward-only model; forward_only comes from env_var(), as text ('True'), as a project's may."""
     return f"""{{{{ config(
     materialized='managed_incremental',
     mutability={{'type': 'append_only', 'type_params': {{'along': 'ds', 'min': '{min_ds}'}}}},
-    partition_by='ds', forward_only=true{extra_config},
+    partition_by='ds', forward_only=env_var('SI_TEST_FORWARD_ONLY', 'True'){extra_config},
     options={{'compression': 'gzip'}}, tblproperties={{'spark_incremental_test.owner': 'sales'}},
 ) }}}}
 

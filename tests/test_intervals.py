@@ -26,10 +26,12 @@ sources:
 """
 
 def interval_config(partition_by: str) -> str:
-    """The config of a daily interval model (one day per batch) partitioned by `partition_by`."""
+    """The config of a daily interval model (one day per batch) partitioned by `partition_by`.
+    Its batch_size comes from env_var(), as text ('1'), as a project's may."""
     return f"""{{{{ config(
     materialized='managed_incremental',
-    time_column='ds', start='2024-01-01', interval_unit='day', cron='0 6 * * *', batch_size=1,
+    time_column='ds', start='2024-01-01', interval_unit='day', cron='0 6 * * *',
+    batch_size=env_var('SI_TEST_BATCH_SIZE', '1'),
     partition_by='{partition_by}',
 ) }}}}
 """
@@ -322,7 +324,11 @@ BAD_MODELS = {
     "bad_cron": ("time_column='ds', start='2024-01-01', cron='0 0 31 2 *'",
                  "cron = '0 0 31 2 *' never fires"),
     "bad_batch_size": ("time_column='ds', start='2024-01-01', batch_size=0",
-                       "batch_size = 0 is not allowed: it must be a whole number of intervals >= 1"),
+                       "batch_size = 0 (integer) is not allowed: it must be a whole number of intervals >= 1"),
+    # text, as env_var() gives it: digits are a number (interval_config), other text is not
+    "bad_batch_text": ("time_column='ds', start='2024-01-01', batch_size='one'",
+                       "batch_size = 'one' (text) is not allowed: it must be a whole number of intervals >= 1"
+                       " (an integer, or its digits as text)"),
 }
 
 
@@ -357,7 +363,7 @@ def test_bad_interval_config_is_one_clear_error_each(make_project, spark_sql: Sp
                     "model 'plain_managed' (materialized 'managed_incremental') has no time intervals",
                     "model 'sessions' is fed by the event pipeline",
                     "restate accepts the enabled managed_incremental models with time intervals (a time_column):"
-                    " bad_batch_size, bad_cron, bad_time_column, and an entry without a model"]:
+                    " bad_batch_size, bad_batch_text, bad_cron, bad_time_column, and an entry without a model"]:
         assert message in text, f"{message!r} not in:\n{result.tail(40)}"
     assert "bad_cron" not in result.statuses, result.statuses
     # the plan preview says the same

@@ -179,8 +179,9 @@ def test_metricflow_bookings_late_row_with_and_without_grace(project: DbtProject
             "select * from final")
     project.write_model("bookings_no_grace", model_sql(
         {"mutability": {"type": "append_only", "type_params": {"along": "ds"}}}, body))
+    # the grace period as text, as a config set from env_var() gives it: one day
     project.write_model("bookings_grace", model_sql(
-        {"mutability": {"type": "append_only", "type_params": {"along": "ds", "grace_period": 1}},
+        {"mutability": {"type": "append_only", "type_params": {"along": "ds", "grace_period": "1"}},
          "partition_by": "ds"}, body))
     models = ["bookings_no_grace", "bookings_grace"]
     r1 = run(project, models)
@@ -295,8 +296,9 @@ def test_parquet_upsert_moves_rows_between_partitions_and_recovers(
     expected: dict[int, tuple] = {r[0]: r for r in rows(spark_sql, batch)}
     project.write_model("u_part", model_sql({"unique_key": "id", "partition_by": "ds"}, f"select * from {batch}"))
     project.write_model("u_flat", model_sql({"unique_key": "id"}, f"select * from {batch}"))
+    # upsert_lookback_days as text ('0'), as a config set from env_var() gives it
     project.write_model("u_bounded", model_sql(
-        {"unique_key": "id", "partition_by": "ds", "upsert_date_key": "ds", "upsert_lookback_days": 0},
+        {"unique_key": "id", "partition_by": "ds", "upsert_date_key": "ds", "upsert_lookback_days": "0"},
         f"select * from {batch} where id != 3"))
     models = ["u_part", "u_flat", "u_bounded"]
     run(project, models)
@@ -573,7 +575,10 @@ BAD_MODELS = {
     "bad_param": ({"mutability": {"type": "immutable", "type_params": {"along": "ds"}}},
                   ["mutability.type_params.along = ds is not allowed for type 'immutable'"]),
     "bad_skip": ({"unique_key": "id", "skip_without_new_events": "yes"},
-                 ["skip_without_new_events = yes is not allowed", "Allowed: true, false"]),
+                 ["skip_without_new_events = 'yes' (text) is not allowed: it must be true or false"
+                  " (or the text 'true' / 'false', any case; default false)"]),
+    "bad_lookback": ({"unique_key": "id", "upsert_date_key": "ds", "upsert_lookback_days": "-1"},
+                     ["upsert_lookback_days = '-1' (text) is not allowed: it must be a whole number of days >= 0"]),
     # dbt's is_incremental(), left by a migration: always false here, so each run would
     # append the whole source again (no unique_key)
     "bad_dbt_is_incremental": ({}, ["`is_incremental ( )` (line 4) is dbt's is_incremental(), which is always false",

@@ -355,6 +355,13 @@ def test_no_op_keeps_the_run_tables_when_no_reader_uses_them(
     filter) makes the next run with nothing new build the table it reads empty, and say why."""
     project = events_project
     project.remove_file("models/derived/extra_tracked.sql")
+    # a reader that skips by its config alone, set from env_var() (text, 'True')
+    project.write_model(
+        "derived/text_skipper.sql",
+        "{{ config(materialized='managed_incremental', unique_key='n',"
+        " skip_without_new_events=env_var('SI_TEST_SKIP', 'True')) }}\n"
+        "select count(*) as n from {{ ref('spark_incremental_base_events_this_run') }}\n",
+    )
     for _ in range(3):  # catch up: backfill_limit_days = 3
         project.run("run")
 
@@ -372,6 +379,8 @@ def test_no_op_keeps_the_run_tables_when_no_reader_uses_them(
         assert not [st for st in statements if st["node"].endswith(model)], (model, statements)
     assert idle.text().count("kept: the last run's rows, nothing new and no reader runs") == len(RUN_TABLES)
     assert contents() == before
+    assert ("spark_incremental: text_skipper: skipped: no new events in this run's window"
+            " (skip_without_new_events)") in idle.pkg_lines()
     # a no-op of 13 statements: 8 connections' USE (listing, hooks, the limits model), the
     # listing, the events table's columns, the lock and its read, the nothing-new probe, the
     # limits view and the release

@@ -26,20 +26,16 @@
   {%- endif -%}
   {%- set start = spark_incremental._interval_floor(
       spark_incremental._parse_ts(raw.get('start'), where ~ 'start'), unit) -%}
-  {%- set batch_size = raw.get('batch_size') -%}
-  {%- if batch_size is not none and (batch_size is not number or batch_size is sameas true
-        or batch_size is sameas false or batch_size != batch_size | int or batch_size < 1) -%}
-    {%- do exceptions.raise_compiler_error(
-        "spark_incremental: " ~ where ~ "batch_size = " ~ batch_size ~ " is not allowed: it must be a whole"
-        ~ " number of intervals >= 1 (or unset: each run of missing intervals in one statement)") -%}
-  {%- endif -%}
+  {%- set batch_size = spark_incremental._model_config_value("spark_incremental: " ~ where, 'batch_size',
+      raw.get('batch_size'), 'integer', none, "a whole number of intervals >= 1 (an integer, or its digits as"
+      ~ " text), or unset: each run of missing intervals in one statement", minimum=1) -%}
   {%- set cron_text = raw.get('cron') or units[unit] -%}
   {%- set cron = spark_incremental._cron_parse(cron_text, where ~ 'cron') -%}
   {{- return({
       'time_column': time_column | lower,
       'unit': unit,
       'start': start,
-      'batch_size': batch_size | int if batch_size is not none else none,
+      'batch_size': batch_size,
       'cron': cron,
       'cron_text': cron_text,
   }) -}}

@@ -12,6 +12,11 @@
   {%- endif -%}
   {%- set allowed = "a number >= 0 of along units (days for a date, seconds for a timestamp, units for an integer"
       ~ " indicator), or text like '2 days', '6 hours', '30 minutes' for a date or timestamp column" -%}
+  {#- digit text (a config set from env_var) is the number, as for the vars (_check_config_var) -#}
+  {%- set whole = spark_incremental._check_config_var({'type': 'integer', 'minimum': 0}, value) if value is string else none -%}
+  {%- if whole is not none and whole.problem is none -%}
+    {%- set value = whole.value -%}
+  {%- endif -%}
   {%- if value is number and value is not sameas true -%}
     {%- if value < 0 -%}
       {%- do exceptions.raise_compiler_error("spark_incremental: " ~ what ~ " = " ~ value ~ " is not allowed: it must be " ~ allowed ~ ".") -%}

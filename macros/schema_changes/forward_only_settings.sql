@@ -2,9 +2,8 @@
     on_destructive_change (error | warn | allow, default error). -#}
 {% macro _forward_only_settings(model_name, forward_only, on_destructive_change) -%}
   {%- set where = "spark_incremental: model '" ~ model_name ~ "': " -%}
-  {%- if forward_only is not none and forward_only is not sameas true and forward_only is not sameas false -%}
-    {%- do exceptions.raise_compiler_error(where ~ "forward_only = " ~ forward_only ~ " must be true or false") -%}
-  {%- endif -%}
+  {%- set forward_only = spark_incremental._model_config_value(where, 'forward_only', forward_only, 'boolean', false,
+      "true or false (or the text 'true' / 'false', any case; default false)") -%}
   {%- set mode = (on_destructive_change or 'error') | string | lower -%}
   {%- if mode not in ['error', 'warn', 'allow'] -%}
     {%- do exceptions.raise_compiler_error(

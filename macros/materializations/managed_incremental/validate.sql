@@ -202,11 +202,8 @@
     {%- do exceptions.raise_compiler_error(prefix ~ "upsert_date_key = '" ~ upsert_date_key ~ "' is set without a unique_key."
         ~ " Allowed: upsert_date_key only with unique_key (it bounds the scan for existing keys).") -%}
   {%- endif -%}
-  {%- set lookback = conf.get('upsert_lookback_days', 30) -%}
-  {%- if lookback is not number or lookback is sameas true or lookback is sameas false or lookback < 0 or lookback != (lookback | int) -%}
-    {%- do exceptions.raise_compiler_error(prefix ~ "upsert_lookback_days = " ~ lookback ~ " is not allowed:"
-        ~ " it must be a whole number of days >= 0 (default 30).") -%}
-  {%- endif -%}
+  {%- set lookback = spark_incremental._model_config_value(prefix, 'upsert_lookback_days', conf.get('upsert_lookback_days'),
+      'integer', 30, "a whole number of days >= 0 (an integer, or its digits as text; default 30)") -%}
 
   {#- forward-only and partition strategies (docs/changes_and_intervals.md); what a
       change of the query's columns does (on_schema_change, one rule with forward_only) -#}
@@ -246,11 +243,9 @@
 
   {#- skip the run when the window brings nothing new (a model of the sessionised
       pipeline: it reads spark_incremental_base_events_this_run or the window) -#}
-  {%- set skip_without_new_events = conf.get('skip_without_new_events', false) -%}
-  {%- if skip_without_new_events is not sameas true and skip_without_new_events is not sameas false -%}
-    {%- do exceptions.raise_compiler_error(prefix ~ "skip_without_new_events = " ~ skip_without_new_events
-        ~ " is not allowed. Allowed: true, false (default false).") -%}
-  {%- endif -%}
+  {%- set skip_without_new_events = spark_incremental._model_config_value(prefix, 'skip_without_new_events',
+      conf.get('skip_without_new_events'), 'boolean', false,
+      "true or false (or the text 'true' / 'false', any case; default false)") -%}
 
   {%- set defaults = mutability_type in ['append_only', 'ds_append_only'] -%}
   {{- return({
@@ -269,7 +264,7 @@
       'partition_by': partition_by,
       'file_format': file_format,
       'upsert_date_key': upsert_date_key,
-      'upsert_lookback_days': lookback | int,
+      'upsert_lookback_days': lookback,
       'intervals': intervals,
       'forward_only': forward_only,
       'schema_change': schema_change,

@@ -14,7 +14,8 @@
       {%- set skips = node.resource_type in ['test', 'analysis']
           or node.package_name == 'spark_incremental'
           or (node_config.get('materialized') == 'managed_incremental'
-              and node_config.get('skip_without_new_events') is sameas true)
+              and spark_incremental._check_config_var({'type': 'boolean'},
+                  node_config.get('skip_without_new_events')).value is sameas true)
           or 'is_run_with_new_events' in (node.raw_code or '') -%}
       {%- if not skips -%}
         {%- do readers.append(node.name) -%}
