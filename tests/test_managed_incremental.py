@@ -229,6 +229,68 @@ def test_append_killed_before_its_first_mark_is_not_appended_twice(project: DbtP
     assert state(spark_sql, project, "late_start")["high_water_mark"] == "2020-01-02"
 
 
+def test_a_grace_period_stops_at_min_and_a_new_along_column_is_read_with_its_type(
+        project: DbtProject, spark_sql: SparkSql) -> None:
+    """A grace period never reaches below type_params.min: a row before min is never
+    loaded, with or without the along_filter() in the model's SQL (it used to be loaded as
+    soon as the mark minus the grace fell below min), nor by a described change. A model whose along column changes
+    from a date to an integer is rebuilt and reads the new column with its own type, and so
+    is one whose table is dropped after such a change (both used to stop every run with
+    Spark's cast error of the old column's default bound, '1000-01-01' as int)."""
+    src = project.relation("g_src")
+    cols = {"id": "int", "ds": "date"}
+    spark_sql.create_table(src, cols, [(1, D(2020, 1, 1)), (2, D(2020, 1, 2)), (3, D(2020, 1, 3))])
+    grace = {"mutability": {"type": "append_only", "type_params": {"along": "ds", "min": "2020-01-02",
+                                                                   "grace_period": 3}}, "partition_by": "ds"}
+    project.write_model("g_sources.yml", "version: 2\nsources:\n  - name: shop\n"
+                        "    schema: \"{{ target.schema }}\"\n    tables:\n      - name: g_src\n")
+    source = "{{ source('shop', 'g_src') }}"
+    project.write_model("g_plain", model_sql(grace, f"select * from {source}"))
+    project.write_model("g_filter", model_sql(grace, f"select * from {source}\nwhere {{{{ spark_incremental.along_filter() }}}}"))
+    by_ds = {"mutability": {"type": "append_only", "type_params": {"along": "ds"}}}
+    project.write_model("a_along", model_sql(by_ds, f"select * from {src}"))
+    models = ["g_plain", "g_filter", "a_along"]
+    run(project, models)
+
+    def from_min() -> list[tuple]:
+        return [row for row in rows(spark_sql, src) if row[1] >= D(2020, 1, 2)]
+
+    spark_sql.insert_rows(src, cols, [(4, D(2020, 1, 1)), (5, D(2020, 1, 3)), (6, D(2020, 1, 4))])
+    for mark in ("2020-01-03", "2020-01-04"):  # the mark minus 3 days lies before min both times
+        again = run(project, ["g_plain", "g_filter"])
+        for name in ("g_plain", "g_filter"):
+            assert action(again, name) == (
+                "replaced rows with ds >= '2020-01-02' by 4 rows: replaced 3 partitions;"
+                f" grace_period 3 before the high-water mark {mark} (not before min 2020-01-02)"), again.tail()
+            assert rows(spark_sql, project.relation(name)) == from_min()
+    # a described change reaches only the rows from min on, as a build does
+    spark_sql.insert_rows(src, cols, [(8, D(2020, 1, 1)), (9, D(2020, 1, 2))])
+    described = run(project, ["g_plain", "g_filter"], vars={
+        "spark_incremental__changes": [{"table": "g_src", "type": "ADD_ROWS", "scope": "g_src.id >= 8"}]})
+    for name in ("g_plain", "g_filter"):
+        assert action(described, name) == (
+            "change descriptions within ds's min 2020-01-02: added 1 rows where (g_src.id >= 8)"), described.tail()
+        assert rows(spark_sql, project.relation(name)) == from_min()
+
+    # along from ds (date) to id (int): rebuilt, then appended by id
+    by_id = {"mutability": {"type": "append_only", "type_params": {"along": "id"}}}
+    project.write_model("a_along", model_sql(by_id, f"select * from {src}"))
+    changed = run(project, ["a_along"])
+    assert action(changed, "a_along") == "full refresh: along changed from ds to id (8 rows)"
+    assert rows(spark_sql, project.relation("a_along")) == rows(spark_sql, src)
+    spark_sql.insert_rows(src, cols, [(10, D(2019, 6, 1))])
+    appended = run(project, ["a_along"])
+    assert action(appended, "a_along") == "appended 1 row with id > 9"
+    assert rows(spark_sql, project.relation("a_along")) == rows(spark_sql, src)
+    # back to ds with the table dropped: a first build, ds read as a date
+    project.write_model("a_along", model_sql(by_ds, f"select * from {src}"))
+    spark_sql.execute(f"drop table {project.relation('a_along')}")
+    rebuilt = run(project, ["a_along"])
+    assert action(rebuilt, "a_along") == "built: first build (the table did not exist) (9 rows)"
+    assert rows(spark_sql, project.relation("a_along")) == rows(spark_sql, src)
+    assert state(spark_sql, project, "a_along")["high_water_mark"] == "2020-01-04"
+
+
 def test_the_end_hook_writes_each_models_state_in_its_one_insert(project: DbtProject, spark_sql: SparkSql) -> None:
     """A managed model's state after its write goes into the on-run-end hook's one insert
     (with the run lock's release), stamped when the model reached it, and only if the model

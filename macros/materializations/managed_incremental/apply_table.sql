@@ -117,7 +117,7 @@ where not __si_marker
       {%- do adapter.execute('alter table ' ~ target ~ ' drop if exists partition (' ~ spec | join(', ') ~ ')', fetch=false) -%}
       {%- do emptied.append(spec | join(', ')) -%}
     {%- else -%}
-      {%- do spark_incremental._warn(target ~ ': partition (' ~ names | join(', ') ~ ') with a null value is now empty'
+      {%- do spark_incremental._warn(target.identifier ~ ': partition (' ~ names | join(', ') ~ ') with a null value is now empty'
           ~ ' but Spark cannot drop a null partition by name; its old rows remain') -%}
     {%- endif -%}
   {%- endfor -%}

@@ -170,9 +170,16 @@
       "model '" ~ cfg.model ~ "': mutability.type_params.grace_period") if cfg.grace is not none else none -%}
   {%- if grace is not none and grace -%}
     {%- set lower = spark_incremental._grace_subtract(hwm, grace, kind) -%}
-    {%- do plan.window.update({'lower': lower, 'lower_op': '>'}) -%}
-    {%- do plan.update({'action': 'replace_range', 'replace_lower': lower, 'by_key': by_key,
-        'reason': 'grace_period ' ~ cfg.grace.text ~ ' before the high-water mark ' ~ hwm}) -%}
+    {%- set reason = 'grace_period ' ~ cfg.grace.text ~ ' before the high-water mark ' ~ hwm -%}
+    {%- if cfg.min is not none and spark_incremental._along_compare(lower, cfg.min, kind) < 0 -%}
+      {#- never below min: a row before it is never loaded. The table holds no such row,
+          so replacing the rows past `lower` replaces those from min on -#}
+      {%- do plan.window.update({'lower': cfg.min, 'lower_op': '>='}) -%}
+      {%- set reason = reason ~ ' (not before min ' ~ cfg.min ~ ')' -%}
+    {%- else -%}
+      {%- do plan.window.update({'lower': lower, 'lower_op': '>'}) -%}
+    {%- endif -%}
+    {%- do plan.update({'action': 'replace_range', 'replace_lower': lower, 'by_key': by_key, 'reason': reason}) -%}
   {%- elif flags.get('unrecorded_rows') -%}
     {%- do plan.window.update({'lower': hwm, 'lower_op': '>'}) -%}
     {%- do plan.update({'action': 'replace_range', 'replace_lower': hwm, 'by_key': by_key,

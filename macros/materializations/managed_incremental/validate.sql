@@ -142,7 +142,7 @@
     {%- set along = params.get('indicator') -%}
     {%- if along is none -%}
       {%- do exceptions.raise_compiler_error(prefix ~ along_key ~ " is missing: type 'incremental_indicator' needs a"
-          ~ " monotonically increasing column (int, bigint, decimal(38,0) or timestamp), e.g."
+          ~ " monotonically increasing column (tinyint, smallint, int, bigint, decimal(p,0), date or timestamp), e.g."
           ~ " type_params={'indicator': 'updated_at', 'grace_period': 3600}.") -%}
     {%- endif -%}
   {%- endif -%}
