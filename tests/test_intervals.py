@@ -89,6 +89,27 @@ select * from final
 """
 
 
+# weekly intervals (Monday to Monday) on a daily cron: a week is ready at the first 06:00
+# on or after the Monday that ends it
+WEEKLY_EVENTS = """{{ config(
+    materialized='managed_incremental',
+    time_column='ds', start='2024-01-01', interval_unit='week', cron='0 6 * * *',
+) }}
+
+with
+
+final as (
+    select
+        ds,
+        count(*) as event_count
+    from {{ source('tracking', 'events') }}
+    group by ds
+)
+
+select * from final
+"""
+
+
 def d(text: str) -> dt.date:
     return dt.date.fromisoformat(text)
 
@@ -159,7 +180,8 @@ def test_batches_gaps_restatement_and_coarse_partitions(make_project, spark_sql:
     the restatement redoes and the batches each run then processes. The events pipeline
     is off (no events table; its example models go): the preview shows a plain dbt run."""
     project = _project_without_pipeline(make_project, {"daily_events": DAILY_EVENTS,
-                                                       "microbatch_events": MICROBATCH_EVENTS})
+                                                       "microbatch_events": MICROBATCH_EVENTS,
+                                                       "weekly_events": WEEKLY_EVENTS})
     schema = project.schema
     days = {"2024-01-01": 2, "2024-01-02": 3, "2024-01-03": 4, "2024-01-04": 5, "2024-01-05": 6}
     spark_sql.create_table(f"{schema}.events", EVENTS, events_rows(days))
@@ -180,10 +202,15 @@ def test_batches_gaps_restatement_and_coarse_partitions(make_project, spark_sql:
     assert [row[0] for row in table(spark_sql, f"{schema}.microbatch_events")] == [d("2024-01-03")]
     assert done_intervals(spark_sql, schema, "daily_events") == [["2024-01-01 00:00:00", "2024-01-04 00:00:00"]]
 
-    # 2024-01-04 is complete at 05:00 on the 5th, but the cron has not fired since: skipped
-    result = project.run("run", "-s", "daily_events", vars={"spark_incremental__now": "2024-01-05 05:00:00"})
+    # 2024-01-04 is complete at 05:00 on the 5th, but the cron has not fired since: skipped.
+    # The first week ends on the 8th: it is due at that day's 06:00, not at the next fire
+    result = project.run("run", "-s", "daily_events", "weekly_events",
+                         vars={"spark_incremental__now": "2024-01-05 05:00:00"})
     assert any("daily_events: skipped: no missing day intervals up to 2024-01-04 00:00:00" in line
                and "fires at 2024-01-05 06:00:00" in line for line in result.pkg_lines()), result.pkg_lines()
+    assert ("spark_incremental: weekly_events: skipped: no missing week intervals up to 2024-01-01 00:00:00;"
+            " next due when cron '0 6 * * *' fires at 2024-01-08 06:00:00") in result.pkg_lines(), result.pkg_lines()
+    assert table(spark_sql, f"{schema}.weekly_events") == []
 
     # late data for 2024-01-01 and 2024-01-02: restate them; the batch of 2024-01-02 fails
     spark_sql.create_table(f"{schema}.events", EVENTS, events_rows(days, {"2024-01-01": 1, "2024-01-02": 1}))

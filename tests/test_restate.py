@@ -107,8 +107,8 @@ def test_restating_a_range_repairs_it_and_moves_no_last_success(
     bad: list[tuple[Any, str]] = [
         # the bad field and its value first, then what restate takes
         ({"start": "2021-01-04", "end": "2021-01-03"},
-         "is not allowed: end '2021-01-03' is not after start '2021-01-04' (end is exclusive: the range is"
-         " [start, end)); the value must be {model: name"),
+         "is not allowed: end '2021-01-03' is not after start '2021-01-04' (a model's intervals are restated"
+         " in [start, end), the events in [start, end]); the value must be {model: name"),
         ("{start: '2021-13-01'}", "spark_incremental__restate = {start: '2021-13-01'} (text) is not allowed:"
          " start '2021-13-01' is not a date or timestamp: use a date 'YYYY-MM-DD' or a timestamp"
          " 'YYYY-MM-DD HH:MM:SS' (UTC); the value must be {model: name"),

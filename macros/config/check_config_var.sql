@@ -130,7 +130,7 @@
               and spark_incremental._parse_ts(item.end) <= spark_incremental._parse_ts(item.start) -%}
           {%- set detail = where ~ 'end ' ~ spark_incremental._config_value_shown(item.end, quote_text=true)
               ~ ' is not after start ' ~ spark_incremental._config_value_shown(item.start, quote_text=true)
-              ~ ' (end is exclusive: the range is [start, end))' -%}
+              ~ " (a model's intervals are restated in [start, end), the events in [start, end])" -%}
         {%- endif -%}
       {%- endif -%}
       {%- if detail is not none -%}

@@ -77,7 +77,7 @@
       {'name': 'plan_format', 'env': true, 'type': 'enum', 'default': 'text', 'allowed': ['text', 'json'],
        'meaning': '`spark_incremental.plan` output: `text` (a table), or `json`: also one line `spark_incremental plan json: {...}` for orchestrators'},
       {'name': 'restate', 'env': true, 'type': 'restate', 'default': none, 'nullable': true,
-       'meaning': '`{model, start, end}` or a list of those: intervals to reprocess even if done; `{start, end}` without a model: restate the event pipeline, reprocessing the sessions with events in [start, end) without moving any last_success (see "Restating a range of events"); a model that cannot be restated (misspelt, disabled, no `time_column`), or an entry without a model when `events_enabled` is false, stops the run in the on-run-start hook, listing the models that can be'},
+       'meaning': '`{model, start, end}` or a list of those: intervals to reprocess even if done; `{start, end}` without a model: restate the event pipeline, reprocessing the sessions with events in [start, end] (end included, as in every run window) without moving any last_success (see "Restating a range of events"); a model that cannot be restated (misspelt, disabled, no `time_column`), or an entry without a model when `events_enabled` is false, stops the run in the on-run-start hook, listing the models that can be'},
       {'name': 'target_partition_rows', 'type': 'integer', 'default': 1000000, 'minimum': 1,
        'meaning': "target partition size for `partition_strategy='distribution'`"},
       {'name': 'lock_timeout_minutes', 'type': 'integer', 'default': 15, 'minimum': 1,

@@ -104,9 +104,14 @@
     {%- set work = intervals.work -%}
     {%- do plan.update({'restated': intervals.restated}) -%}
     {%- if work.batches | length == 0 -%}
-      {%- do plan.update({'action': 'skip', 'reason': 'skipped: no missing ' ~ cfg.intervals.unit ~ ' intervals up to '
-          ~ spark_incremental._ts_text(work.end) ~ "; next due when cron '" ~ cfg.intervals.cron_text ~ "' fires at "
-          ~ spark_incremental._ts_text(spark_incremental._cron_next(cfg.intervals.cron, now))}) -%}
+      {#- the next interval is ready at the first cron fire at or after its end (and after
+          now): with a cron that fires more often than the unit, not at the next fire -#}
+      {%- set next_end = spark_incremental._interval_add([work.end, cfg.intervals.start] | max, cfg.intervals.unit, 1) -%}
+      {%- set due = spark_incremental._cron_next(cfg.intervals.cron,
+          [now, next_end - modules.datetime.timedelta(minutes=1)] | max) -%}
+      {%- do plan.update({'action': 'skip', 'next_due': due, 'reason': 'skipped: no missing ' ~ cfg.intervals.unit
+          ~ ' intervals up to ' ~ spark_incremental._ts_text(work.end) ~ "; next due when cron '"
+          ~ cfg.intervals.cron_text ~ "' fires at " ~ spark_incremental._ts_text(due)}) -%}
     {%- else -%}
       {%- do plan.update({'action': 'intervals', 'reason': 'time intervals', 'rebuild': false, 'work': work}) -%}
     {%- endif -%}
