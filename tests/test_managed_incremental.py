@@ -229,6 +229,10 @@ def test_append_killed_before_its_first_mark_is_not_appended_twice(project: DbtP
     assert state(spark_sql, project, "late_start")["high_water_mark"] == "2020-01-02"
 
 
+def by_id_config() -> dict[str, Any]:
+    return {"mutability": {"type": "append_only", "type_params": {"along": "id"}}}
+
+
 def test_a_grace_period_stops_at_min_and_a_new_along_column_is_read_with_its_type(
         project: DbtProject, spark_sql: SparkSql) -> None:
     """A grace period never reaches below type_params.min: a row before min is never
@@ -236,7 +240,9 @@ def test_a_grace_period_stops_at_min_and_a_new_along_column_is_read_with_its_typ
     soon as the mark minus the grace fell below min), nor by a described change. A model whose along column changes
     from a date to an integer is rebuilt and reads the new column with its own type, and so
     is one whose table is dropped after such a change (both used to stop every run with
-    Spark's cast error of the old column's default bound, '1000-01-01' as int)."""
+    Spark's cast error of the old column's default bound, '1000-01-01' as int). A
+    forward-only model kept through a raised min keeps its rows before it, and one whose
+    along changes stops, asking for --full-refresh."""
     src = project.relation("g_src")
     cols = {"id": "int", "ds": "date"}
     spark_sql.create_table(src, cols, [(1, D(2020, 1, 1)), (2, D(2020, 1, 2)), (3, D(2020, 1, 3))])
@@ -249,8 +255,16 @@ def test_a_grace_period_stops_at_min_and_a_new_along_column_is_read_with_its_typ
     project.write_model("g_filter", model_sql(grace, f"select * from {source}\nwhere {{{{ spark_incremental.along_filter() }}}}"))
     by_ds = {"mutability": {"type": "append_only", "type_params": {"along": "ds"}}}
     project.write_model("a_along", model_sql(by_ds, f"select * from {src}"))
-    models = ["g_plain", "g_filter", "a_along"]
+    # forward-only: a raised min keeps the table, its rows before the new min too
+    fo_grace = {"mutability": {"type": "append_only", "type_params": {"along": "ds", "min": "2020-01-01",
+                                                                      "grace_period": 3}},
+                "partition_by": "ds", "forward_only": True}
+    project.write_model("g_fo", model_sql(fo_grace, f"select * from {source}"))
+    project.write_model("a_fo", model_sql({**by_ds, "forward_only": True}, f"select * from {src}"))
+    models = ["g_plain", "g_filter", "a_along", "g_fo", "a_fo"]
     run(project, models)
+    built_fo = rows(spark_sql, project.relation("g_fo"))
+    assert built_fo == rows(spark_sql, src)
 
     def from_min() -> list[tuple]:
         return [row for row in rows(spark_sql, src) if row[1] >= D(2020, 1, 2)]
@@ -272,8 +286,28 @@ def test_a_grace_period_stops_at_min_and_a_new_along_column_is_read_with_its_typ
             "change descriptions within ds's min 2020-01-02: added 1 rows where (g_src.id >= 8)"), described.tail()
         assert rows(spark_sql, project.relation(name)) == from_min()
 
+    # min raised on the forward-only model: kept; its grace re-reads and replaces the rows
+    # from the new min on, and keeps those before it (2020-01-01 and -02, as built)
+    fo_grace["mutability"]["type_params"]["min"] = "2020-01-03"
+    project.write_model("g_fo", model_sql(fo_grace, f"select * from {source}"))
+    raised = run(project, ["g_fo"])
+    assert action(raised, "g_fo").endswith(
+        "grace_period 3 before the high-water mark 2020-01-03 (not before min 2020-01-03)"), raised.tail()
+    assert action(raised, "g_fo").startswith("replaced rows with ds >= '2020-01-03' by 3 rows"), raised.tail()
+    assert rows(spark_sql, project.relation("g_fo")) == sorted(
+        [row for row in built_fo if row[1] < D(2020, 1, 3)]
+        + [row for row in rows(spark_sql, src) if row[1] >= D(2020, 1, 3)])
+
+    # a forward-only model's along cannot change: its mark is the old column's
+    project.write_model("a_fo", model_sql({**by_id_config(), "forward_only": True}, f"select * from {src}"))
+    refused = run(project, ["a_fo"], expect_success=False)
+    assert ("model 'a_fo' is forward_only and its along column changed from ds to id: a forward-only model"
+            " is never rebuilt by a model change, and its recorded high-water mark belongs to the old column"
+            ) in refused.text(), refused.tail()
+    assert rows(spark_sql, project.relation("a_fo")) == built_fo
+
     # along from ds (date) to id (int): rebuilt, then appended by id
-    by_id = {"mutability": {"type": "append_only", "type_params": {"along": "id"}}}
+    by_id = by_id_config()
     project.write_model("a_along", model_sql(by_id, f"select * from {src}"))
     changed = run(project, ["a_along"])
     assert action(changed, "a_along") == "full refresh: along changed from ds to id (8 rows)"

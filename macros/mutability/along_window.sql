@@ -5,7 +5,7 @@
       where ds >= {{ spark_incremental.along_min() }} and ds <= {{ spark_incremental.along_max() }}
 
     along_min() is an inclusive lower bound: on a build it is type_params.min, on an
-    incremental run the high-water mark (minus the grace period). Reading from it reads
+    incremental run the high-water mark (minus the grace period, never before min). Reading from it reads
     at most one along value too many; the materialization also wraps the query in the
     exact filter (along > high-water mark), so rows are never duplicated. -#}
 {% macro along_min() -%}

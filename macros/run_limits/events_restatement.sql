@@ -1,5 +1,5 @@
 {#- The restatement of the event pipeline this run asks for: the entry of
-    spark_incremental__restate without a model, {start, end} (end exclusive, optional:
+    spark_incremental__restate without a model, {start, end} (end included, optional:
     the latest processed data). none when there is none; else {'start', 'end'} (UTC
     datetimes: the range clipped to [start_date, the latest processed data]),
     'requested' (the value as given) and 'clipped' (bool). The run then reprocesses the sessions with events
@@ -47,7 +47,7 @@
   {%- endif -%}
   {%- if end <= start -%}
     {%- do exceptions.raise_compiler_error(prefix ~ ": end '" ~ spark_incremental._ts_text(end)
-        ~ "' must be after start '" ~ spark_incremental._ts_text(start) ~ "' (end is exclusive; without end,"
+        ~ "' must be after start '" ~ spark_incremental._ts_text(start) ~ "' (the range is [start, end], end included; without end,"
         ~ " the range ends at the latest processed data '" ~ spark_incremental._ts_text(processed) ~ "').") -%}
   {%- endif -%}
   {%- if end <= start_date -%}

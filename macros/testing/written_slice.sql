@@ -18,7 +18,7 @@
     {{- return({'kind': 'table'}) -}}
   {%- elif plan.action in ['append', 'replace_range'] and cfg.along -%}
     {%- set lower = plan.replace_lower if plan.action == 'replace_range' else plan.window.lower -%}
-    {%- set lower_op = '>' if plan.action == 'replace_range' else plan.window.lower_op -%}
+    {%- set lower_op = plan.replace_lower_op if plan.action == 'replace_range' else plan.window.lower_op -%}
     {{- return({'kind': 'along', 'column': cfg.along, 'type': cfg.along_type, 'lower': lower, 'lower_op': lower_op}) -}}
   {%- elif plan.action == 'intervals' -%}
     {{- return({'kind': 'intervals', 'column': cfg.intervals.time_column,

@@ -15,11 +15,12 @@
             skip_write: the reason the model's SQL gave to skip_write, or none}.
 
     Returns {action, reason, is_incremental, window: {lower, lower_op, upper},
-             replace_lower, by_key, next_due}:
+             replace_lower, replace_lower_op, by_key, next_due}:
       action 'build'         build the whole model and swap it in (reason says why);
              'skip'          do nothing (reason: 'skipped: ...');
              'append'        insert rows with along > high-water mark;
-             'replace_range' replace the target rows with along > replace_lower by the
+             'replace_range' replace the target rows with along > replace_lower (>= with
+                             replace_lower_op '>=') by the
                              source rows in that range (grace period, or recovery);
              'upsert'        insert or replace the query's rows by unique_key;
              'insert'        insert the query's rows as they are (no mutability, no
@@ -45,6 +46,7 @@
       'reason': none,
       'window': {'lower': none, 'lower_op': '>=', 'upper': none},
       'replace_lower': none,
+      'replace_lower_op': '>',
       'by_key': false,
       'next_due': none,
   } -%}
@@ -176,18 +178,19 @@
   {%- if grace is not none and grace -%}
     {%- set lower = spark_incremental._grace_subtract(hwm, grace, kind) -%}
     {%- set reason = 'grace_period ' ~ cfg.grace.text ~ ' before the high-water mark ' ~ hwm -%}
+    {%- set lower_op = '>' -%}
     {%- if cfg.min is not none and spark_incremental._along_compare(lower, cfg.min, kind) < 0 -%}
-      {#- never below min: a row before it is never loaded. The table holds no such row,
-          so replacing the rows past `lower` replaces those from min on -#}
-      {%- do plan.window.update({'lower': cfg.min, 'lower_op': '>='}) -%}
+      {#- never below min: a row before it is never loaded, and the rows replaced are the
+          rows read (a forward-only table kept through a raised min keeps its older rows) -#}
+      {%- set lower, lower_op = cfg.min, '>=' -%}
       {%- set reason = reason ~ ' (not before min ' ~ cfg.min ~ ')' -%}
-    {%- else -%}
-      {%- do plan.window.update({'lower': lower, 'lower_op': '>'}) -%}
     {%- endif -%}
-    {%- do plan.update({'action': 'replace_range', 'replace_lower': lower, 'by_key': by_key, 'reason': reason}) -%}
+    {%- do plan.window.update({'lower': lower, 'lower_op': lower_op}) -%}
+    {%- do plan.update({'action': 'replace_range', 'replace_lower': lower, 'replace_lower_op': lower_op,
+        'by_key': by_key, 'reason': reason}) -%}
   {%- elif flags.get('unrecorded_rows') -%}
     {%- do plan.window.update({'lower': hwm, 'lower_op': '>'}) -%}
-    {%- do plan.update({'action': 'replace_range', 'replace_lower': hwm, 'by_key': by_key,
+    {%- do plan.update({'action': 'replace_range', 'replace_lower': hwm, 'replace_lower_op': '>', 'by_key': by_key,
         'reason': 'the target holds rows past the recorded high-water mark ' ~ hwm
             ~ ' (added by described changes, which never move the mark, or written by a run that stopped before'
             ~ ' recording its state): replacing them instead of appending'}) -%}

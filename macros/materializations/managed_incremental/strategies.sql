@@ -203,7 +203,7 @@ from (
   {%- set replaced = [] -%}
   {%- if plan.replace_lower is not none -%}
     {%- do replaced.append('coalesce(' ~ spark_incremental._along_window_sql(cfg.along,
-        {'lower': plan.replace_lower, 'lower_op': '>', 'upper': none}, cfg.along_type, dest) ~ ', false)') -%}
+        {'lower': plan.replace_lower, 'lower_op': plan.replace_lower_op, 'upper': none}, cfg.along_type, dest) ~ ', false)') -%}
   {%- endif -%}
   {%- set key_bound = spark_incremental._managed_key_bound(cfg, columns, stats[2]) if bounded else 'true' -%}
   {%- set key_join = spark_incremental._managed_key_join(cfg) if plan.by_key else none -%}
@@ -376,7 +376,7 @@ select * from final
       [spark_incremental._managed_key_bound_stat(cfg)] if bounded else []) -%}
   {%- if plan.replace_lower is not none -%}
     {%- do adapter.execute('delete from ' ~ target ~ ' where ' ~ spark_incremental._along_window_sql(cfg.along,
-        {'lower': plan.replace_lower, 'lower_op': '>', 'upper': none}, cfg.along_type), fetch=false) -%}
+        {'lower': plan.replace_lower, 'lower_op': plan.replace_lower_op, 'upper': none}, cfg.along_type), fetch=false) -%}
   {%- elif plan.action == 'overwrite' -%}
     {#- insert_overwrite: the partitions of the new rows (all rows when unpartitioned) -#}
     {%- set names = target_desc.partition_by | join(', ') -%}
