@@ -16,9 +16,8 @@
         ~ " type, or run it once with --full-refresh to rebuild it. " ~ spark_incremental._rebuild_cost_text(cfg.model)) -%}
   {%- endif -%}
   {#- nor can a changed along column: the recorded high-water mark is the old column's -#}
-  {%- set recorded = ((state.state or {}).get('fingerprint') or {}) -%}
-  {%- set old_along = recorded.get('along') if recorded is mapping else none -%}
-  {%- if old_along is not none and (old_along | string | lower) != (cfg.along | string | lower) -%}
+  {%- set old_along = spark_incremental._managed_along_changed(cfg, state) -%}
+  {%- if old_along is not none -%}
     {%- do exceptions.raise_compiler_error("spark_incremental: model '" ~ cfg.model ~ "' is forward_only and its"
         ~ " along column changed from " ~ old_along ~ " to " ~ cfg.along ~ ": a forward-only model is never rebuilt"
         ~ " by a model change, and its recorded high-water mark belongs to the old column. Revert the column, or run"

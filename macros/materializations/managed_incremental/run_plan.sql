@@ -83,10 +83,8 @@
   {#- the recorded type is the along column's only while the state's along is this one (a
       changed along rebuilds the model, and its first build must not read the new column
       with the old one's type) -#}
-  {%- set recorded = ((state.state or {}).get('fingerprint') or {}) if state else {} -%}
-  {%- set same_along = recorded is not mapping or recorded.get('along') is none
-      or (recorded.get('along') | string | lower) == (cfg.along | string | lower) -%}
-  {%- set along_type = state.high_water_mark_type if state and same_along else none -%}
+  {%- set along_type = state.high_water_mark_type
+      if state and spark_incremental._managed_along_changed(cfg, state) is none else none -%}
   {%- if cfg.along and along_type is none and existing is not none and not existing.is_view -%}
     {%- for column in adapter.get_columns_in_relation(existing) if column.name | lower == cfg.along | lower -%}
       {%- set along_type = column.dtype | lower -%}
