@@ -229,10 +229,6 @@ def test_append_killed_before_its_first_mark_is_not_appended_twice(project: DbtP
     assert state(spark_sql, project, "late_start")["high_water_mark"] == "2020-01-02"
 
 
-def by_id_config() -> dict[str, Any]:
-    return {"mutability": {"type": "append_only", "type_params": {"along": "id"}}}
-
-
 def test_a_grace_period_stops_at_min_and_a_new_along_column_is_read_with_its_type(
         project: DbtProject, spark_sql: SparkSql) -> None:
     """A grace period never reaches below type_params.min: a row before min is never
@@ -254,6 +250,7 @@ def test_a_grace_period_stops_at_min_and_a_new_along_column_is_read_with_its_typ
     project.write_model("g_plain", model_sql(grace, f"select * from {source}"))
     project.write_model("g_filter", model_sql(grace, f"select * from {source}\nwhere {{{{ spark_incremental.along_filter() }}}}"))
     by_ds = {"mutability": {"type": "append_only", "type_params": {"along": "ds"}}}
+    by_id = {"mutability": {"type": "append_only", "type_params": {"along": "id"}}}
     project.write_model("a_along", model_sql(by_ds, f"select * from {src}"))
     # forward-only: a raised min keeps the table, its rows before the new min too
     fo_grace = {"mutability": {"type": "append_only", "type_params": {"along": "ds", "min": "2020-01-01",
@@ -299,7 +296,7 @@ def test_a_grace_period_stops_at_min_and_a_new_along_column_is_read_with_its_typ
         + [row for row in rows(spark_sql, src) if row[1] >= D(2020, 1, 3)])
 
     # a forward-only model's along cannot change: its mark is the old column's
-    project.write_model("a_fo", model_sql({**by_id_config(), "forward_only": True}, f"select * from {src}"))
+    project.write_model("a_fo", model_sql({**by_id, "forward_only": True}, f"select * from {src}"))
     refused = run(project, ["a_fo"], expect_success=False)
     assert ("model 'a_fo' is forward_only and its along column changed from ds to id: a forward-only model"
             " is never rebuilt by a model change, and its recorded high-water mark belongs to the old column"
@@ -307,7 +304,6 @@ def test_a_grace_period_stops_at_min_and_a_new_along_column_is_read_with_its_typ
     assert rows(spark_sql, project.relation("a_fo")) == built_fo
 
     # along from ds (date) to id (int): rebuilt, then appended by id
-    by_id = by_id_config()
     project.write_model("a_along", model_sql(by_id, f"select * from {src}"))
     changed = run(project, ["a_along"])
     assert action(changed, "a_along") == "full refresh: along changed from ds to id (8 rows)"
