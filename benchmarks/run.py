@@ -356,7 +356,7 @@ class Bench:
         h = f"xxhash64({seed}, 'synthetic', id)"
         self.sql.reconnect()
         columns = [str(r[0]) for r in self.sql.query(f"show columns in {lifecycle}")]
-        expected = ["session_identifier", "user_identifier", "start_tstamp", "end_tstamp", "start_date"]
+        expected = ["session_identifier", "user_identifier", "start_tstamp", "end_tstamp", "user_tstamp", "start_date"]
         if columns != expected:
             raise BenchError(f"--lifecycle-days: lifecycle columns {columns}, expected {expected}")
         t0 = time.monotonic()
@@ -370,6 +370,7 @@ class Bench:
                 start_tstamp,
                 start_tstamp + make_interval(0, 0, 0, 0, 0, cast(1 + pmod(xxhash64({h}, 'len'), 30) as int), 0)
                     as end_tstamp,
+                start_tstamp as user_tstamp,
                 date_format(start_tstamp, 'yyyy-MM-dd') as start_date
             from (
                 select

@@ -4,6 +4,7 @@ window are processed by the next run, and the tables equal one full run."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Callable
 
 import pytest
@@ -112,3 +113,88 @@ def test_late_loads_without_newer_events_are_processed(
     assert ("nothing loaded into the lookback window since the load watermark" if load_timestamp
             else "the lookback window is processed again") in rule
     assert _tables(spark_sql, project) == full_run["dropped"]
+
+
+# A session's user is the user of its earliest event that has one, as one run over all the
+# data takes it, also when that event is loaded after the session was processed. Run 1
+# processes up to 16:07; run 2's window starts 6 hours before, at 10:07.
+U1, U2 = "2021-01-02 00:00:00", "2021-01-02 00:30:00"
+USERS_FIRST = [
+    ("s1", "s", None, "2021-01-01 10:00:00"),
+    ("s2", "s", "u-b", "2021-01-01 10:10:00"),
+    ("s3", "s", None, "2021-01-01 10:20:00"),
+    ("t1", "t", "u-x", "2021-01-01 11:00:00"),
+    ("t2", "t", "u-x", "2021-01-01 11:05:00"),
+    ("v1", "v", "u-m", "2021-01-01 12:00:00"),
+    ("p1", "p", "u-p", "2021-01-01 10:00:00"),
+    ("p2", "p", None, "2021-01-01 10:30:00"),
+    ("z1", "z", "u-z", "2021-01-01 16:07:00"),
+]
+USERS_LATE = [
+    ("s4", "s", "u-a", "2021-01-01 10:08:00"),  # after s's start, before its user's event: u-a
+    ("t0", "t", "u-w", "2021-01-01 10:59:00"),  # before t's start: u-w
+    ("v2", "v", "u-c", "2021-01-01 12:00:00"),  # the same second as v's user: the smaller, u-c
+    ("p3", "p", "u-o", "2021-01-01 10:20:00"),  # after p's user's event (outside the window): u-p
+]
+LIFECYCLE = "spark_incremental_base_sessions_lifecycle_manifest"
+
+
+def _load_users(spark_sql: SparkSql, project: DbtProject, loaded: str, events: list[tuple]) -> None:
+    rows = []
+    for event_id, session, user, collected in events:
+        ts = datetime.fromisoformat(collected)
+        rows.append(gen.Event(event_id, "website", "page_view", session, user, "/p/" + event_id, ts,
+                              ts - timedelta(seconds=2), ts - timedelta(seconds=1),
+                              datetime.fromisoformat(loaded)).row())
+    spark_sql.insert_rows(_events_table(project), gen.EVENT_COLUMNS, rows)
+
+
+def _users(spark_sql: SparkSql, project: DbtProject) -> dict[str, tuple]:
+    spark_sql.execute(f"refresh table {project.relation(LIFECYCLE)}")
+    return {row[0]: (row[1], str(row[2])[11:19] if row[2] else None) for row in spark_sql.query(
+        f"select session_identifier, user_identifier, user_tstamp from {project.relation(LIFECYCLE)}")}
+
+
+def _users_pipeline(make_project: Callable[..., DbtProject], spark_sql: SparkSql) -> DbtProject:
+    project = make_project(**VARS)
+    spark_sql.create_table(_events_table(project), gen.EVENT_COLUMNS, [])
+    _load_users(spark_sql, project, U1, USERS_FIRST)
+    project.run("run", vars={"spark_incremental__now": U1})
+    _load_users(spark_sql, project, U2, USERS_LATE)
+    return project
+
+
+def test_a_late_event_before_the_users_event_gives_the_session_its_user(
+    make_project: Callable[..., DbtProject], spark_sql: SparkSql
+) -> None:
+    full = make_project(**VARS)
+    spark_sql.create_table(_events_table(full), gen.EVENT_COLUMNS, [])
+    _load_users(spark_sql, full, U1, USERS_FIRST)
+    _load_users(spark_sql, full, U2, USERS_LATE)
+    full.run("run", vars={"spark_incremental__now": U2})
+    expected = {"s": ("u-a", "10:08:00"), "t": ("u-w", "10:59:00"), "v": ("u-c", "12:00:00"),
+                "p": ("u-p", "10:00:00"), "z": ("u-z", "16:07:00")}
+    assert _users(spark_sql, full) == expected
+
+    project = _users_pipeline(make_project, spark_sql)
+    second = project.run("run", vars={"spark_incremental__now": U2})
+    assert "processing data between '2021-01-01 10:07:00'" in "\n".join(second.pkg_lines())
+    assert _users(spark_sql, project) == expected
+    assert _tables(spark_sql, project) == _tables(spark_sql, full)
+
+    # a lifecycle manifest written before user_tstamp existed gains the column in its next
+    # run; its rows count from their start: a late event before the start still gives the
+    # user (t, v), one after it keeps the recorded user (s: u-b, where one full run says u-a)
+    legacy = _users_pipeline(make_project, spark_sql)
+    relation = legacy.relation(LIFECYCLE)
+    properties = spark_sql.storage_properties(relation)
+    spark_sql.execute(f"create table {relation}__old using parquet options (partitionOverwriteMode 'dynamic') "
+                      f"partitioned by (start_date) as "
+                      f"select session_identifier, user_identifier, start_tstamp, end_tstamp, start_date "
+                      f"from {relation}")
+    spark_sql.execute(f"drop table {relation}")
+    spark_sql.execute(f"alter table {relation}__old rename to {relation}")
+    assert spark_sql.storage_properties(relation) == properties
+    migrated = legacy.run("run", vars={"spark_incremental__now": U2})
+    assert not [line for line in migrated.pkg_lines() if "full refresh" in line], migrated.pkg_lines()
+    assert _users(spark_sql, legacy) == {**expected, "s": ("u-b", None), "p": ("u-p", None)}

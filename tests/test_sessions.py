@@ -407,6 +407,53 @@ def test_quarantine_reads_rewritten_partitions_and_catches_up(
     _assert_consistent(spark_sql, project)
 
 
+# A session id reused on the first day the lifecycle manifest searches (run 2's lower limit
+# is 01-02 12:00, one day of session lookback: the day 01-01), one second before that
+# time of day. The upsert rewrites the whole 01-01 partition (edge and far are merged into
+# it), so the search must read the whole day too: it used to miss old's row there and the
+# upsert replaced it with the new one, losing the session of 01-01.
+LOOKBACK_VARS = {"spark_incremental__start_date": "2021-01-01", "spark_incremental__lookback_window_hours": 0,
+                 "spark_incremental__max_session_days": 1, "spark_incremental__session_lookback_days": 1}
+LOOKBACK_LOADS = [
+    ("2021-01-03 00:00:00", [("old1", "old", "page_view", "2021-01-01 11:59:59"),
+                             ("edge1", "edge", "page_view", "2021-01-01 12:00:00"),
+                             ("far1", "far", "page_view", "2021-01-01 13:00:00"),
+                             ("anchor1", "anchor", "page_view", "2021-01-02 12:00:00")]),
+    ("2021-01-04 00:00:00", [("old2", "old", "page_view", "2021-01-03 10:00:00"),
+                             ("edge2", "edge", "page_view", "2021-01-03 10:00:00"),
+                             ("far2", "far", "page_view", "2021-01-03 14:00:00")]),
+]
+
+
+def _lookback_tables(spark_sql: SparkSql, project: DbtProject) -> dict[str, list[tuple]]:
+    tables = {name: spark_sql.table_rows(project.relation(name))
+              for name in ("sessions", "spark_incremental_base_sessions_lifecycle_manifest")}
+    tables["quarantine"] = spark_sql.table_rows(
+        f"(select session_identifier, start_tstamp, end_tstamp from "
+        f"{project.relation('spark_incremental_base_quarantined_sessions')}) as q")
+    return tables
+
+
+def test_a_reused_id_on_the_lookbacks_first_day_keeps_its_session(
+    make_project: Callable[..., DbtProject], spark_sql: SparkSql
+) -> None:
+    full = make_project(**LOOKBACK_VARS)
+    _create_events(spark_sql, full, [_event(*e, loaded) for loaded, events in LOOKBACK_LOADS for e in events])
+    full.run("run", vars={"spark_incremental__now": LOOKBACK_LOADS[-1][0]})
+    expected = _lookback_tables(spark_sql, full)
+    assert [row[:3] for row in expected["quarantine"]] == [
+        ("edge", datetime(2021, 1, 1, 12), datetime(2021, 1, 2, 12)),
+        ("far", datetime(2021, 1, 1, 13), datetime(2021, 1, 2, 13)),
+        ("old", datetime(2021, 1, 1, 11, 59, 59), datetime(2021, 1, 2, 11, 59, 59))]
+
+    project = make_project(**LOOKBACK_VARS)
+    _create_events(spark_sql, project, [])
+    for loaded, events in LOOKBACK_LOADS:
+        spark_sql.insert_rows(_events_table(project), gen.EVENT_COLUMNS, [_event(*e, loaded) for e in events])
+        project.run("run", vars={"spark_incremental__now": loaded})
+    assert _lookback_tables(spark_sql, project) == expected
+
+
 def test_events_without_an_identifier_are_dropped(
     make_project: Callable[..., DbtProject], spark_sql: SparkSql
 ) -> None:

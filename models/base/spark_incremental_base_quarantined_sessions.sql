@@ -20,12 +20,12 @@
     upsert rewrote in this invocation (a literal list: Spark prunes the others), noted in
     the run cache by the managed_incremental write (_managed_replace). When the lifecycle
     did not upsert in this invocation (not selected, rebuilt, nothing staged), it reads
-    back as far as the lifecycle's own scan: rows starting on or after lower_limit -
-    session_lookback_days. A first run or a rebuild of this table reads every row. -#}
+    back as far as the lifecycle's own scan: rows starting on or after the day of
+    lower_limit - session_lookback_days (_session_lookback_start). A first run or a rebuild of this table reads every row. -#}
 
 {%- set session_vars = spark_incremental.validate_session_vars() %}
 {%- set limits = spark_incremental.return_limits_from_model(ref('spark_incremental_base_new_event_limits')) %}
-{%- set lookback_start = limits.lower_limit - modules.datetime.timedelta(days=session_vars.session_lookback_days) %}
+{%- set lookback_start = spark_incremental._session_lookback_start(limits.lower_limit, session_vars) %}
 {%- set lifecycle_relation = ref('spark_incremental_base_sessions_lifecycle_manifest') %}
 {%- set rewritten = none %}
 {%- if execute %}

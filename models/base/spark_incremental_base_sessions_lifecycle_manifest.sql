@@ -5,7 +5,9 @@
     starts on or before the row it replaces: the upsert looks for existing keys only in
     partitions on or after the new rows' earliest start_date (upsert_lookback_days = 0).
     State: kept on --full-refresh unless spark_incremental__allow_refresh is true. When no
-    event arrived since the last run (an empty window) the run is skipped whole. -#}
+    event arrived since the last run (an empty window) the run is skipped whole.
+    on_schema_change append_new_columns: a table written before user_tstamp existed gains
+    the column in its next run (its old rows hold null there: see merged). -#}
 {{
     config(
         materialized='managed_incremental',
@@ -16,17 +18,20 @@
         file_format='parquet',
         full_refresh=(none if spark_incremental.get_config_var('allow_refresh') else false),
         skip_without_new_events=true,
+        on_schema_change='append_new_columns',
         enabled=spark_incremental._events_enabled(),
     )
 }}
 
 {#- One row per session: its first and last session timestamp (capped at start +
-    max_session_days) and its user. Each run merges the sessions that have events in
-    [lower_limit, upper_limit] (spark_incremental_base_events_in_window) with this table's own rows (start >= lower_limit -
-    session_lookback_days) and upserts them. Of those rows it reads only the recent ones
-    (start_date >= F, the session id filter's covers_before) and the older ones whose id is
-    a candidate: a window session whose bits are all set in the filter (docs/sessions.md,
-    "Why the scan stays flat"). Sessions quarantined by earlier runs are
+    max_session_days), its user and the session timestamp of the event that gave it. Each
+    run merges the sessions that have events in [lower_limit, upper_limit]
+    (spark_incremental_base_events_in_window) with this table's own rows (start on or
+    after the day of lower_limit - session_lookback_days: _session_lookback_start) and
+    upserts them. Of those rows it reads only the
+    recent ones (start_date >= F, the session id filter's covers_before) and the older ones
+    whose id is a candidate: a window session whose bits are all set in the filter
+    (docs/sessions.md, "Why the scan stays flat"). Sessions quarantined by earlier runs are
     skipped; the quarantine table is read without ref() because it is built after this
     model in the same run. A capped session not quarantined yet keeps its row as it is,
     written again, so the quarantine (which reads only the partitions rewritten in this
@@ -34,11 +39,14 @@
 
 {%- set session_vars = spark_incremental.validate_session_vars() %}
 {%- set limits = spark_incremental.return_limits_from_model(ref('spark_incremental_base_new_event_limits')) %}
-{%- set lookback_start = limits.lower_limit - modules.datetime.timedelta(days=session_vars.session_lookback_days) %}
+{%- set lookback_start = spark_incremental._session_lookback_start(limits.lower_limit, session_vars) %}
 {%- set quarantined = spark_incremental._existing_model_relation('spark_incremental_base_quarantined_sessions') %}
 {%- set id_filter = ref('spark_incremental_base_session_id_filter') %}
 {%- set window_events = ref('spark_incremental_base_events_in_window') %}
 {%- set lookback_date = lookback_start.strftime('%Y-%m-%d') %}
+{#- a table written before user_tstamp existed: read as null until this run adds it -#}
+{%- set has_user_tstamp = spark_incremental.is_incremental()
+    and spark_incremental._relation_has_column(this, 'user_tstamp') %}
 {#- the recent region starts at filter_from (none: no usable filter, the whole lookback is
     read as one region); candidates: the ids read in the old region, none: all of it -#}
 {%- set region = spark_incremental._session_filter_region(id_filter, window_events, quarantined, session_vars,
@@ -59,13 +67,14 @@ events_in_window as (
 new_sessions as (
     select
         session_identifier,
-        -- the first non-null user identifier, by session timestamp (ties: the smallest)
+        -- the first non-null user identifier, by session timestamp (ties: the smallest),
+        -- with that timestamp (kept as user_tstamp: a later run compares a late event's)
         min(
             case when user_identifier is not null then named_struct(
                 'session_tstamp', session_tstamp,
-                'user_identifier', user_identifier
+                'user_id', user_identifier
             ) end
-        ).user_identifier as user_identifier,
+        ) as first_user,
         min(session_tstamp) as start_tstamp,
         max(session_tstamp) as end_tstamp
     from events_in_window
@@ -93,6 +102,7 @@ previous_sessions as (
     select
         session_identifier,
         user_identifier,
+        {{ 'user_tstamp' if has_user_tstamp else 'cast(null as timestamp) as user_tstamp' }},
         start_tstamp,
         end_tstamp,
         end_tstamp >= {{ spark_incremental._add_days('start_tstamp', session_vars.max_session_days) }} as is_capped
@@ -119,6 +129,7 @@ previous_sessions as (
     select
         cast(null as string) as session_identifier,
         cast(null as string) as user_identifier,
+        cast(null as timestamp) as user_tstamp,
         cast(null as timestamp) as start_tstamp,
         cast(null as timestamp) as end_tstamp,
         false as is_capped
@@ -131,11 +142,30 @@ merged as (
         new_sessions_to_track.session_identifier,
         -- a session that reached its cap is done: its row is written again as it is, until
         -- quarantined (the quarantine reads only the partitions this upsert rewrites)
+        -- the user of the earliest event that has one, as one run over all the data takes
+        -- it: a late event before the one that gave the user gives its own (ties: the
+        -- smaller user). A row written before user_tstamp existed counts from its start:
+        -- a late event before the session's start gives its user, one after it does not
         case
-            when previous_sessions.is_capped then previous_sessions.user_identifier
-            -- sticky: the user identifier first seen for the session wins
-            else coalesce(previous_sessions.user_identifier, new_sessions_to_track.user_identifier)
-        end as user_identifier,
+            when
+                previous_sessions.is_capped
+                or new_sessions_to_track.first_user is null
+                or (
+                    previous_sessions.user_identifier is not null
+                    and named_struct(
+                        'session_tstamp', coalesce(previous_sessions.user_tstamp, previous_sessions.start_tstamp),
+                        'user_identifier', previous_sessions.user_identifier
+                    ) < named_struct(
+                        'session_tstamp', new_sessions_to_track.first_user.session_tstamp,
+                        'user_identifier', new_sessions_to_track.first_user.user_id
+                    )
+                )
+                then named_struct(
+                    'session_tstamp', previous_sessions.user_tstamp,
+                    'user_id', previous_sessions.user_identifier
+                )
+            else new_sessions_to_track.first_user
+        end as first_user,
         case
             when previous_sessions.is_capped then previous_sessions.start_tstamp
             else least(previous_sessions.start_tstamp, new_sessions_to_track.start_tstamp)
@@ -151,14 +181,15 @@ merged as (
 
 final as (
     select
-        session_identifier,
-        user_identifier,
-        start_tstamp,
+        merged.session_identifier,
+        merged.first_user.user_id as user_identifier,
+        merged.start_tstamp,
         least(
-            end_tstamp,
-            {{ spark_incremental._add_days('start_tstamp', session_vars.max_session_days) }}
+            merged.end_tstamp,
+            {{ spark_incremental._add_days('merged.start_tstamp', session_vars.max_session_days) }}
         ) as end_tstamp,
-        date_format(start_tstamp, 'yyyy-MM-dd') as start_date
+        merged.first_user.session_tstamp as user_tstamp,
+        date_format(merged.start_tstamp, 'yyyy-MM-dd') as start_date
     from merged
 )
 
