@@ -256,6 +256,14 @@ def test_each_change_type_equals_a_full_rebuild(make_project, spark_sql: SparkSq
     assert "REMOVE_ROWS says rows changed or went, but the model's mutability type 'append_only' only ever adds rows" \
         in plan["fct_sales_append"][0][1], plan
     assert spark_sql.query(f"show partitions {schema}.fct_sales") == [("date=2024-01-02",), ("date=2024-01-03",)]
+    # the same description again: nothing left to remove, nothing rewritten (partitioned
+    # fct_sales, unpartitioned agg_by_date), and the log says so
+    again = run_changes(project, [{"table": "sales", "type": "REMOVE_ROWS", "scope": "sales.date = '2024-01-01'"}],
+                        select=("fct_sales", "agg_by_date"))
+    assert_equals_rebuild(spark_sql, schema, names)
+    for name in ("fct_sales", "agg_by_date"):
+        assert any(f"{name}: change descriptions: removed 0 rows where (sales.date = '2024-01-01') "
+                   "(nothing rewritten)" in line for line in again.pkg_lines()), again.pkg_lines()
 
     # REMOVE_ROWS_WITH_DIRTY_CONDITION: one row of 2024-01-02 removed, the scope covers the day
     sales = [r for r in sales if r[0] != 3]

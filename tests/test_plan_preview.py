@@ -17,6 +17,7 @@ in the manifest log for the second plan:
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 import time
@@ -285,6 +286,39 @@ def test_plan_shows_the_refusals_and_the_selection_of_the_run(make_project, spar
     assert failed.statuses["kept"] == "error", failed.statuses
     assert failed.statuses["fct_sales_append"] == "success", failed.statuses
     assert entry["refused"]["message"] in failed.text() + "\n" + str(failed.exception), failed.tail(40)
+
+
+def test_plan_names_the_leftovers_of_an_interrupted_write(make_project, spark_sql: SparkSql) -> None:
+    """An upsert killed before its overwrite leaves ups__si_apply and ups__si_stage. The
+    next run repairs them before it plans; the preview only reads, so it names them and
+    says its plan is for the table as it is now. The run then repairs and upserts."""
+    project = _plain_project(make_project)
+    sales = project.relation("sales")
+    columns = {"sale_id": "int", "amount": "int", "date": "date"}
+    spark_sql.create_table(sales, columns, [(1, 10, dt.date(2024, 1, 1)), (2, 20, dt.date(2024, 1, 2))])
+    project.write_file("models/shop.yml", "version: 2\nsources:\n  - name: shop\n"
+                       "    schema: \"{{ target.schema }}\"\n    tables:\n      - name: sales\n")
+    project.write_model("ups", "{{ config(materialized='managed_incremental', unique_key='sale_id',"
+                        " partition_by='date') }}\nselect sale_id, amount, date from {{ source('shop', 'sales') }}\n")
+    now = {"spark_incremental__now": "2024-06-01 00:00:00"}
+    project.run("run", vars=now)
+    spark_sql.insert_rows(sales, columns, [(3, 30, dt.date(2024, 1, 3))])
+    killed = project.run("run", vars={**now, "spark_incremental__fail_at": "before_overwrite"}, expect_success=False)
+    assert killed.statuses["ups"] == "error", killed.statuses
+
+    shown, plan = _plan_with(project, now)
+    entry = {e["model"]: e for e in plan["models"]}["ups"]
+    assert entry["leftovers"] == ["ups__si_apply", "ups__si_stage"], entry
+    assert entry["detail"].startswith("first recovers ups__si_apply, ups__si_stage, left by an interrupted write"), entry
+    row = next(line for line in shown.lines if line.startswith("ups "))
+    assert "first recovers ups__si_apply, ups__si_stage" in row, row
+
+    repaired = project.run("run", vars=now)
+    assert any("recovered: re-applied the interrupted overwrite" in line for line in repaired.pkg_lines()), \
+        repaired.pkg_lines()
+    assert sorted(spark_sql.table_rows(project.relation("ups"))) == sorted(spark_sql.table_rows(sales))
+    _, plan = _plan_with(project, now)
+    assert {e["model"]: e for e in plan["models"]}["ups"]["leftovers"] == [], plan
 
 
 @pytest.mark.slow  # CI: test_intervals.py checks the preview's batches against the run's; make test runs this too

@@ -23,6 +23,7 @@ from tests import generator as gen
 from tests.harness.dbt import DbtProject, DbtResult
 from tests.harness.sql import SparkSql, _sort_key
 from tests.test_intervals import DAILY_EVENTS, EVENTS, SOURCES_YML, done_intervals, events_rows, reference, table
+from tests.test_plan_preview import _plan_with
 
 FINAL_NOW = datetime(2021, 1, 7)
 BASE_VARS: dict[str, Any] = {
@@ -237,7 +238,23 @@ def test_a_dropped_table_of_a_tracked_model_is_backfilled(
     for name in ("sessions", "session_ids"):
         spark_sql.execute(f"drop table {project.relation(name)}")
 
+    # the plan preview and show_state, which write nothing, show what the start hook will
+    # do first: those models forgotten, and the window of their backfill (state 2)
+    shown, plan = _plan_with(project, _now(FINAL_NOW))
+    limits = {e["model"]: e for e in plan["models"]}["spark_incremental_base_new_event_limits"]
+    assert (limits["state"], limits["lower_limit"]) == (2, "2021-01-01 00:00:00"), limits
+    for name in ("session_ids", "sessions"):
+        assert any(line.startswith(f"spark_incremental: {name}: its table ") and
+                   f"the next run forgets {name} in its on-run-start hook" in line
+                   for line in shown.pkg_lines()), shown.pkg_lines()
+    state = project.run("run-operation", "spark_incremental.show_state", vars=_now(FINAL_NOW))
+    assert any("the next run forgets sessions in its on-run-start hook" in line for line in state.pkg_lines())
+    assert any(line.startswith("sessions ") and "state 2: events '2021-01-01 00:00:00' to " + repr(limits["upper_limit"])
+               in line for line in state.lines), state.lines
+
     result = project.run("run", vars=_now(FINAL_NOW))
+    assert f"processing data between '{limits['lower_limit']}' and '{limits['upper_limit']}'" in "\n".join(
+        result.pkg_lines()), result.pkg_lines()
     for name in ("session_ids", "sessions"):
         line = _line(result, f"{name}: its table ",
                      " does not exist (dropped, the model deleted and added back, or its schema or alias changed)",

@@ -219,7 +219,8 @@ def test_tests_check_only_the_rows_the_run_wrote(
 
 
 def test_a_model_without_a_slice_stops_its_test(make_project: Callable[..., DbtProject]) -> None:
-    """The token on a model the package keeps no slice for is an error naming it."""
+    """The token on a model the package keeps no slice for is an error naming it, and so
+    is the token on a tagged model without the session column its slice filters."""
     project = make_project(**BASE_VARS)
     project.write_file("macros/get_where_subquery.sql", WHERE_OPT_IN)
     project.write_model("plain/plain_table", "{{ config(materialized='table') }}\n\nselect 1 as id\n")
@@ -238,3 +239,24 @@ models:
     assert result.statuses["plain_table"] == "success"
     assert any("model 'plain_table' (materialized 'table') has no recorded slice" in line
                for line in result.lines), result.tail(20)
+
+    # a tagged model's slice filters its session column: one without it (an aggregate by
+    # day) stops its test naming the model and its columns, not with Spark's own error
+    project.write_model("plain/daily_counts", "{{ config(materialized='table', tags=['spark_incremental']) }}"
+                        "\n\nselect current_date() as day, 1 as n\n")
+    project.write_model("plain/daily.yml", f"""
+version: 2
+models:
+  - name: daily_counts
+    columns:
+      - name: day
+        data_tests:
+          - not_null:
+              config:
+                where: "{TOKEN}"
+""")
+    result = project.run("build", "--select", "daily_counts", expect_success=False)
+    assert result.statuses["daily_counts"] == "success", result.statuses
+    text = result.text() + "\n" + str(result.exception)
+    assert ("model 'daily_counts' is tagged spark_incremental" in text
+            and "has no column `session_identifier` (its columns: day, n)" in text), result.tail(20)

@@ -34,7 +34,8 @@
     {%- elif operation.operation in ['remove where', 'replace scope'] -%}
       {%- set done = spark_incremental._replace_rows(target, in_target,
           in_model if operation.operation == 'replace scope' else none, target_desc, '__si_in_scope') -%}
-      {%- set where = (done.partitions ~ ' partition' ~ ('s' if done.partitions != 1 else '') ~ ' rewritten')
+      {%- set where = 'nothing rewritten' if done.removed + done.inserted == 0
+          else (done.partitions ~ ' partition' ~ ('s' if done.partitions != 1 else '') ~ ' rewritten')
           if done.partitions is not none else 'table rewritten' -%}
       {%- if operation.operation == 'remove where' -%}
         {%- do actions.append('removed ' ~ done.removed ~ ' rows where ' ~ operation.condition ~ ' (' ~ where ~ ')') -%}

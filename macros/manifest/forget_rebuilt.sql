@@ -9,8 +9,10 @@
 
 {#- The tracked models a rebuild of model_name must forget: the tracked models when it is
     the lifecycle manifest, else model_name when it is tracked; only those with progress
-    in the manifest (a model without progress is being built from start_date). -#}
-{% macro _models_forgotten_by_rebuild(model_name) -%}
+    in the manifest (a model without progress is being built from start_date). current:
+    the manifest state to read (the previews pass the one they read with the locks);
+    default the current state. -#}
+{% macro _models_forgotten_by_rebuild(model_name, current=none) -%}
   {%- set tracked = spark_incremental.tracked_models() -%}
   {%- if model_name == 'spark_incremental_base_sessions_lifecycle_manifest' -%}
     {%- set candidates = tracked -%}
@@ -19,7 +21,7 @@
   {%- else -%}
     {{- return([]) -}}
   {%- endif -%}
-  {%- set current = spark_incremental._manifest_current_rows() -%}
+  {%- set current = current if current is not none else spark_incremental._manifest_current_rows() -%}
   {%- set found = [] -%}
   {%- for name in candidates if current.get(name, {}).get('last_success') is not none -%}
     {%- do found.append(name) -%}

@@ -16,11 +16,12 @@
   {%- set log_relation = spark_incremental.manifest_log_relation() -%}
   {#- one read of the log: the open locks and the state -#}
   {%- set lock = spark_incremental._run_lock_status() -%}
+  {%- set forgets = spark_incremental._preview_forget_missing_tables() -%}
   {%- set current = spark_incremental._manifest_current_rows(at_lock=true) -%}
   {%- set tracked = spark_incremental.tracked_models() -%}
   {%- set managed = spark_incremental._managed_nodes() -%}
   {%- do spark_incremental._log('state at ' ~ spark_incremental._ts_text(now) ~ ' UTC, from ' ~ log_relation) -%}
-  {%- for line in lock.lines -%}
+  {%- for line in lock.lines + forgets -%}
     {%- do spark_incremental._log(line) -%}
   {%- endfor -%}
   {%- set limits = none -%}

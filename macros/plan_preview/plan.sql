@@ -31,6 +31,8 @@
   {%- set managed = spark_incremental._managed_nodes() -%}
   {#- first: its read of the log brings the manifest state the run limits then use -#}
   {%- set lock = spark_incremental._run_lock_status() -%}
+  {#- what the run's start hook forgets first (a tracked table that is gone), as it does -#}
+  {%- set forgets = spark_incremental._preview_forget_missing_tables() -%}
   {%- set entries = [] -%}
   {%- set limits = none -%}
   {%- if spark_incremental._events_enabled() and spark_incremental._node_by_name('spark_incremental_base_new_event_limits') is not none -%}
@@ -45,7 +47,7 @@
   {#- run-operation takes no selector: the plan is a run of every model (dbt run, no --select) -#}
   {%- do spark_incremental._log('plan of the next dbt run of every model (no --select) at '
       ~ spark_incremental._ts_text(now) ~ ' UTC (nothing was written)') -%}
-  {%- for line in lock.lines -%}
+  {%- for line in lock.lines + forgets -%}
     {%- do spark_incremental._log(line) -%}
   {%- endfor -%}
   {%- set refused = spark_incremental._plan_refused(entries) -%}

@@ -5,7 +5,10 @@
     message}), and the tables it depends on (graph.nodes depends_on). A model's SQL
     decides which rows of an input it selects, so an incremental action lists each input
     whole (what the scan lists before the model's own filters prune it: an upper bound);
-    a skip reads nothing, and so does a refused model. -#}
+    a skip reads nothing, and so does a refused model. A managed model's entry.leftovers
+    names the side tables an interrupted write left (<name>__si_old, __si_new, __si_apply,
+    __si_stage): the run recovers them first (_managed_recover), which the preview, reading
+    only, does not; its plan is for the table as it is now. -#}
 {% macro _plan_model(node, limits, is_tracked, managed_node) -%}
   {%- set kinds = [] -%}
   {%- set details = [] -%}
@@ -23,9 +26,17 @@
     {%- do details.append((entry.action ~ ': ' if managed_node is none else 'events: ') ~ window_text) -%}
   {%- endif -%}
   {%- if managed_node is not none -%}
-    {%- set planned = spark_incremental._managed_plan_for_node(managed_node, api.Relation.create(
-        database=managed_node.database, schema=managed_node.schema, identifier=managed_node.alias, type='table'),
-        false, false, preview=true, limits=limits) -%}
+    {%- set target = api.Relation.create(database=managed_node.database, schema=managed_node.schema,
+        identifier=managed_node.alias, type='table') -%}
+    {%- set planned = spark_incremental._managed_plan_for_node(managed_node, target, false, false,
+        preview=true, limits=limits) -%}
+    {%- set leftovers = [] -%}
+    {%- for suffix in ['__si_old', '__si_new', '__si_apply', '__si_stage'] -%}
+      {%- if spark_incremental._managed_exists(spark_incremental._managed_sibling(target, suffix)) is not none -%}
+        {%- do leftovers.append(target.identifier ~ suffix) -%}
+      {%- endif -%}
+    {%- endfor -%}
+    {%- do entry.update({'leftovers': leftovers}) -%}
     {%- set managed = spark_incremental._plan_managed_detail(planned) -%}
     {%- do kinds.append('managed: ' ~ planned.cfg.mutability_type) -%}
     {%- do entry.update({'action': planned.plan.action, 'plan': managed.plan, 'refresh_plan': managed.refresh_plan,
@@ -43,6 +54,10 @@
           ~ ' (config full_refresh=false keeps its table): ' ~ managed.text) -%}
     {%- else -%}
       {%- do details.insert(0, managed.text) -%}
+    {%- endif -%}
+    {%- if leftovers -%}
+      {%- do details.insert(0, 'first recovers ' ~ leftovers | join(', ') ~ ', left by an interrupted write'
+          ~ ' (the plan shown is for the table as it is now; after the repair it may differ)') -%}
     {%- endif -%}
   {%- endif -%}
   {%- do entry.update({'kind': kinds | join(' + '), 'detail': details | join('; ')}) -%}

@@ -36,6 +36,18 @@
   {%- endif -%}
 
   {%- if model_name in spark_incremental.tracked_models() -%}
+    {#- the slice is a filter on the model's session column: a tracked model without it (an
+        aggregate by day) would fail with Spark's unresolved-column error -#}
+    {%- set columns = adapter.get_columns_in_relation(spark_incremental._relation_for_model(model_name))
+        | map(attribute='name') | map('lower') | list -%}
+    {%- if columns and (session_column | lower) not in columns -%}
+      {%- do exceptions.raise_compiler_error("spark_incremental: run_slice_predicate: model '" ~ model_name
+          ~ "' is tagged spark_incremental, so its slice is its rows of the sessions the last run processed (`"
+          ~ session_column ~ "` in the sessions of spark_incremental_base_sessions_this_run), but it has no column `"
+          ~ session_column ~ "` (its columns: " ~ columns | join(', ') ~ "). Test it whole (leave "
+          ~ spark_incremental._run_slice_token() ~ " out of its where), or, in a singular test, name its session"
+          ~ " column: run_slice_predicate('" ~ model_name ~ "', session_column='...')") -%}
+    {%- endif -%}
     {%- set sessions = spark_incremental._relation_for_model('spark_incremental_base_sessions_this_run') -%}
     {{- return('`' ~ session_column ~ '` in (select session_identifier from ' ~ sessions ~ ')') -}}
   {%- endif -%}
