@@ -29,7 +29,7 @@ Scenarios (session ids are readable, on purpose):
   copies are processed in different runs.
 - ``multi-1`` .. ``multi-4``: one user, four sessions; ``multi-1`` and ``multi-2`` start
   before the user is identified (null ``domain_userid``), ``multi-2`` spans a run and
-  midnight, so its user is known only from the second run on (sticky user id).
+  midnight, so its user is known only from the second run on (the session's first non-null user id).
 - ``id-reused``: a short session on 01-02 whose id gets one more event on 01-12, more than
   ``MAX_SESSION_DAYS + DAYS_LATE_ALLOWED`` after it started: beyond the cap, so the session
   is capped and quarantined (its first three events kept), in one run as across runs.

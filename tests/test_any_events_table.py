@@ -150,7 +150,7 @@ def batches() -> list[list[dict[str, Any]]]:
         day = DAY0 + timedelta(days=d)
         at = lambda h, m: day + timedelta(hours=h, minutes=m)  # noqa: E731
         batch = [
-            # a user id that appears mid-session (sticky: the first non-null wins)
+            # a user id that appears mid-session (the first non-null by session timestamp wins)
             _event(f"m{d}a1", f"s{d}a", at(10, 0), user=None, path="/home"),
             _event(f"m{d}a2", f"s{d}a", at(10, 5), user=f"u{d}", path="/pricing"),
             _event(f"m{d}a3", f"s{d}a", at(10, 9), user=f"u{d}x", event_type="track", path="/pricing"),
@@ -238,7 +238,7 @@ def test_incremental_runs_equal_one_full_run(make_project: Any, spark_sql: Spark
     # 3 loaded-late sessions; the late-sent events never start a session
     assert sorted(sessions) == sorted([f"s{d}a" for d in range(DAYS)] + [f"s{d}b" for d in range(DAYS)]
                                       + [f"s{d}d" for d in range(DAYS - 1)])
-    assert sessions["s0a"][1] == "u0" and sessions["s0a"][5] == 4  # sticky user, duplicate kept once
+    assert sessions["s0a"][1] == "u0" and sessions["s0a"][5] == 4  # the session's user, duplicate kept once
     assert sessions["s0b"][5] == 2  # both sides of midnight
 
 

@@ -183,8 +183,9 @@ def test_a_late_event_before_the_users_event_gives_the_session_its_user(
     assert _tables(spark_sql, project) == _tables(spark_sql, full)
 
     # a lifecycle manifest written before user_tstamp existed gains the column in its next
-    # run; its rows count from their start: a late event before the start still gives the
-    # user (t, v), one after it keeps the recorded user (s: u-b, where one full run says u-a)
+    # run; its rows count from their start, which a row that keeps its user records as its
+    # user_tstamp: a late event before the start still gives the user (t, v), one after it
+    # keeps the recorded user (s: u-b, where one full run says u-a)
     legacy = _users_pipeline(make_project, spark_sql)
     relation = legacy.relation(LIFECYCLE)
     properties = spark_sql.storage_properties(relation)
@@ -197,4 +198,4 @@ def test_a_late_event_before_the_users_event_gives_the_session_its_user(
     assert spark_sql.storage_properties(relation) == properties
     migrated = legacy.run("run", vars={"spark_incremental__now": U2})
     assert not [line for line in migrated.pkg_lines() if "full refresh" in line], migrated.pkg_lines()
-    assert _users(spark_sql, legacy) == {**expected, "s": ("u-b", None), "p": ("u-p", None)}
+    assert _users(spark_sql, legacy) == {**expected, "s": ("u-b", "10:00:00"), "p": ("u-p", "10:00:00")}

@@ -244,7 +244,7 @@ def test_incremental_batches_equal_one_full_run(
     assert inc_sessions["dup-exact"]["event_count"] == 6
     assert inc_sessions["dup-retry"]["event_count"] == 5
     assert inc_sessions["dup-reloaded"]["event_count"] == 4
-    # the user identifier is sticky: known from the second run on for multi-2's early page views
+    # the session's user (its first non-null): known from the second run on for multi-2's early page views
     assert {inc_sessions[f"multi-{i}"]["user_identifier"] for i in range(1, 5)} == {"u-multi"}
     assert {pv["user_identifier"] for pv in inc_page_views.values()
             if pv["session_identifier"] == "multi-2"} == {"u-multi"}

@@ -63,7 +63,8 @@
       {%- do forgotten.extend(names) -%}
       {%- do lines.append(missing.model ~ ': its table ' ~ missing.relation ~ ' does not exist while the manifest holds'
           ~ ' progress for it: the next run forgets ' ~ names | join(', ') ~ ' in its on-run-start hook and backfills '
-          ~ ('it' if names | length == 1 else 'them') ~ ' from spark_incremental__start_date (shown below)') -%}
+          ~ ('it' if names | length == 1 else 'them') ~ ' from spark_incremental__start_date (shown below)'
+          ~ ('; it also empties the quarantine' if missing.model == 'spark_incremental_base_sessions_lifecycle_manifest' else '')) -%}
     {%- endif -%}
   {%- endfor -%}
   {{- return(lines) -}}

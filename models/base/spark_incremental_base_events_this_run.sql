@@ -7,7 +7,7 @@
     events table, for [their earliest start, lower_limit), and, in a restatement, sessions
     that go on past upper_limit, for (upper_limit, their latest end] (plus the partition
     column when set, so Spark prunes). Each event must fall within its session's start and start +
-    max_session_days. Adds the session's session_identifier and (sticky)
+    max_session_days. Adds the session's session_identifier and (the lifecycle manifest's)
     user_identifier; an events column of the same name is replaced by them.
     Across runs: an event id whose copy an earlier run already kept in another session
     (a session not processed now, its copy within that session's start and cap) is not

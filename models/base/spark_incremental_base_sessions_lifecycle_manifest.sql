@@ -144,8 +144,9 @@ merged as (
         -- quarantined (the quarantine reads only the partitions this upsert rewrites)
         -- the user of the earliest event that has one, as one run over all the data takes
         -- it: a late event before the one that gave the user gives its own (ties: the
-        -- smaller user). A row written before user_tstamp existed counts from its start:
-        -- a late event before the session's start gives its user, one after it does not
+        -- smaller user). A row written before user_tstamp existed counts from its start
+        -- (a lower bound of its user's event), and keeps that bound as its user_tstamp:
+        -- a later run must not compare with a start a late event moved back
         case
             when
                 previous_sessions.is_capped
@@ -161,7 +162,10 @@ merged as (
                     )
                 )
                 then named_struct(
-                    'session_tstamp', previous_sessions.user_tstamp,
+                    'session_tstamp', case
+                        when previous_sessions.user_identifier is not null
+                            then coalesce(previous_sessions.user_tstamp, previous_sessions.start_tstamp)
+                    end,
                     'user_id', previous_sessions.user_identifier
                 )
             else new_sessions_to_track.first_user
