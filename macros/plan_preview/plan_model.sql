@@ -31,9 +31,9 @@
     {%- set planned = spark_incremental._managed_plan_for_node(managed_node, target, false, false,
         preview=true, limits=limits) -%}
     {%- set leftovers = [] -%}
-    {%- for suffix in ['__si_old', '__si_new', '__si_apply', '__si_stage'] -%}
-      {%- if spark_incremental._managed_exists(spark_incremental._managed_sibling(target, suffix)) is not none -%}
-        {%- do leftovers.append(target.identifier ~ suffix) -%}
+    {%- for side in spark_incremental._managed_side_tables(target).values() -%}
+      {%- if spark_incremental._managed_exists(side) is not none -%}
+        {%- do leftovers.append(side.identifier) -%}
       {%- endif -%}
     {%- endfor -%}
     {%- do entry.update({'leftovers': leftovers}) -%}

@@ -35,7 +35,7 @@
   {%- endfor -%}
   {#- the write layer's build-and-swap: a kill at any point leaves what _managed_recover
       finishes (the copy is complete once it exists) or undoes, never a lost table -#}
-  {%- set migrated = spark_incremental._managed_sibling(target, '__si_new') -%}
+  {%- set migrated = spark_incremental._managed_side_tables(target).new -%}
   {%- do adapter.execute('drop table if exists ' ~ migrated, fetch=false) -%}
   {#- the build's own CTAS: the model's options, clustering, comment and tblproperties
       are kept; the partitioning is the table's own (a forward-only model keeps it) -#}

@@ -17,7 +17,7 @@
     (spark_incremental__fail_at): after_stage, before_overwrite, after_write. -#}
 {% macro _managed_stage(target, columns, body_sql) -%}
   {#- no leftover to drop: _managed_recover ran before the plan -#}
-  {%- set stage = spark_incremental._managed_sibling(target, '__si_stage') -%}
+  {%- set stage = spark_incremental._managed_side_tables(target).stage -%}
   {%- set create_sql -%}
 create table {{ stage }}
 using parquet
@@ -36,7 +36,7 @@ from (
 
 
 {% macro _managed_apply_build(target, content_sql) -%}
-  {%- set apply = spark_incremental._managed_sibling(target, '__si_apply') -%}
+  {%- set apply = spark_incremental._managed_side_tables(target).apply -%}
   {%- set create_sql -%}
 create table {{ apply }}
 using parquet

@@ -14,10 +14,8 @@
                                    table, which recovery handles). -#}
 {% macro _managed_recover(target) -%}
   {%- set messages = [] -%}
-  {%- set old = spark_incremental._managed_sibling(target, '__si_old') -%}
-  {%- set new = spark_incremental._managed_sibling(target, '__si_new') -%}
-  {%- set apply = spark_incremental._managed_sibling(target, '__si_apply') -%}
-  {%- set stage = spark_incremental._managed_sibling(target, '__si_stage') -%}
+  {%- set side = spark_incremental._managed_side_tables(target) -%}
+  {%- set old, new, apply, stage = side.old, side.new, side.apply, side.stage -%}
   {%- set found_target = spark_incremental._managed_exists(target) -%}
   {%- set found_old = spark_incremental._managed_exists(old) -%}
   {%- set found_new = spark_incremental._managed_exists(new) -%}

@@ -47,7 +47,7 @@
   {%- set recovered = spark_incremental._managed_recover(target) if recover else [] -%}
   {%- set existing = spark_incremental._managed_exists(target) -%}
   {%- if existing is none and recovered | length == 0 -%}
-    {%- set existing = spark_incremental._managed_exists(spark_incremental._managed_sibling(target, '__si_old')) -%}
+    {%- set existing = spark_incremental._managed_exists(spark_incremental._managed_side_tables(target).old) -%}
   {%- endif -%}
   {%- set state = spark_incremental._managed_read_state(cfg.model) -%}
   {%- set cfg = spark_incremental._managed_along_known(cfg, state, existing) -%}

@@ -76,7 +76,7 @@ where {{ filter }}
     {%- set stats = spark_incremental._managed_stats(target, cfg) -%}
     {{- return({'rows': stats[0], 'partitions': none, 'max': stats[1], 'detail': ''}) -}}
   {%- endif -%}
-  {%- set new = spark_incremental._managed_sibling(target, '__si_new') -%}
+  {%- set new = spark_incremental._managed_side_tables(target).new -%}
   {#- no leftovers here: _managed_recover ran first -#}
   {%- do adapter.execute(spark_incremental._managed_create_sql(new, body, cfg.file_format, partition_by=cfg.partition_by), fetch=false) -%}
   {%- set stats = spark_incremental._managed_stats(new, cfg) -%}

@@ -7,7 +7,7 @@
       __si_old + __si_new        __si_new renamed in (a CTAS table is registered complete);
       __si_old + the target      __si_old dropped. -#}
 {% macro _swap_in(target, new, existing) -%}
-  {%- set old = spark_incremental._managed_sibling(target, '__si_old') -%}
+  {%- set old = spark_incremental._managed_side_tables(target).old -%}
   {%- do spark_incremental._managed_fault('before_swap') -%}
   {%- if existing is not none -%}
     {%- do adapter.rename_relation(existing, old) -%}
