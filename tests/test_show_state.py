@@ -8,6 +8,7 @@ import tests.generator as gen
 from tests.harness.dbt import DbtProject
 from tests.harness.sql import SparkSql
 from tests.test_faults import write_lock_rows
+from tests.test_plan_preview import _plan
 from tests.test_sessions import BASE_VARS, _create_events, _ts
 
 INTERVALS_MODEL = """
@@ -63,3 +64,7 @@ def test_show_state_prints_every_model_and_changes_nothing(
     gone = [line for line in result.pkg_lines() if line.startswith("spark_incremental: page_views: in the manifest")]
     assert len(gone) == 1 and "not a tracked model of this project now" in gone[0], result.tail()
     assert not any(line.startswith("spark_incremental: sessions: in the manifest") for line in result.pkg_lines())
+    # the plan preview names it too, in its text and its JSON
+    result, plan = _plan(project)
+    assert [line for line in result.pkg_lines() if line.startswith("spark_incremental: page_views: in the manifest")] == gone
+    assert plan["departed"] == ["page_views"], plan["departed"]

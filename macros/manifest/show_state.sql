@@ -61,11 +61,8 @@
   {%- endif -%}
   {%- do spark_incremental._log_table(table) -%}
   {#- progress kept for a model that is not tracked now (disabled, deleted or renamed) -#}
-  {%- for name, row in current | dictsort if name not in tracked and row.get('last_success') is not none -%}
-    {%- do spark_incremental._log(name ~ ": in the manifest (last_success '" ~ spark_incremental._ts_text(row.last_success)
-        ~ "') but not a tracked model of this project now (disabled, deleted or renamed?): the runs leave its"
-        ~ " table and its progress as they are; back in the project it catches up (state 3), or is"
-        ~ " backfilled if its table is gone; spark_incremental__models_to_remove forgets it") -%}
+  {%- for departed in spark_incremental._departed_models(current, tracked) -%}
+    {%- do spark_incremental._log(departed.line) -%}
   {%- endfor -%}
   {{- return('') -}}
 {%- endmacro %}

@@ -9,7 +9,8 @@
     models the tables they depend on. With spark_incremental__plan_format json it also
     logs one line 'spark_incremental plan json: {...}'. It also says who holds the run
     lock, if anyone, and whether the next run would be refused or take it over
-    (_run_lock_status). With described changes it prints the refresh plan block the run's
+    (_run_lock_status), and names the models the manifest holds progress for that left
+    the project (_departed_models, as show_state). With described changes it prints the refresh plan block the run's
     start hook logs (_format_refresh_plan of the models' own refresh plans). A rebuild the
     run refuses (config full_refresh=false) is shown as the run refuses it: the model's
     action is 'refused', and when the start hook refuses it (_change_plan_refusal) the
@@ -60,6 +61,12 @@
   {%- endif -%}
   {%- set total = spark_incremental._plan_total(entries) -%}
   {%- do spark_incremental._plan_print(entries, total) -%}
+  {#- progress kept for a model that is not tracked now, as show_state says (the state came
+      with the lock's read) -#}
+  {%- set departed = spark_incremental._departed_models(spark_incremental._manifest_current_rows(at_lock=true), tracked) -%}
+  {%- for model in departed -%}
+    {%- do spark_incremental._log(model.line) -%}
+  {%- endfor -%}
   {%- for entry in entries if entry.get('refused') and entry.refused.by == 'materialization' -%}
     {%- do spark_incremental._log(entry.model ~ ' will fail in the next run (its materialization refuses the'
         ~ ' rebuild; its dependents are skipped), with: ' ~ entry.refused.message) -%}
@@ -80,6 +87,7 @@
   {%- if plan_format == 'json' -%}
     {%- do log('spark_incremental plan json: ' ~ tojson({'generated_at': spark_incremental._ts_text(now),
         'models': entries, 'total': total, 'lock': lock.locks,
+        'departed': departed | map(attribute='model') | list,
         'changes': spark_incremental._plan_json_safe(changes), 'restate': restate, 'refused': refused,
         'selection': 'every model'}, sort_keys=true), info=true) -%}
   {%- endif -%}
