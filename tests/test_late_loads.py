@@ -199,3 +199,39 @@ def test_a_late_event_before_the_users_event_gives_the_session_its_user(
     migrated = legacy.run("run", vars={"spark_incremental__now": U2})
     assert not [line for line in migrated.pkg_lines() if "full refresh" in line], migrated.pkg_lines()
     assert _users(spark_sql, legacy) == {**expected, "s": ("u-b", "10:00:00"), "p": ("u-p", "10:00:00")}
+
+
+# A loader that stamps its rows before it commits them (or two loaders in parallel): a load
+# stamped 23:58 commits after a run read a load stamped 00:00. With
+# load_commit_lag_seconds = 600 the watermark the run records stays 10 minutes behind its
+# clock, so the next run, with nothing newer than last_success, still finds the late load
+# and processes it; once the lag has passed the watermark reaches the newest load and an
+# idle run skips.
+EARLY_STAMPED = "2021-01-01 23:58:00"
+
+
+def test_a_load_committed_after_a_newer_one_is_found_within_the_commit_lag(
+    make_project: Callable[..., DbtProject], spark_sql: SparkSql
+) -> None:
+    reference = _one_run(make_project, spark_sql, [(EARLY_STAMPED, LATE_LOAD), (L1, FIRST_LOAD)])
+    project = make_project(**VARS, spark_incremental__load_commit_lag_seconds="600")
+    spark_sql.create_table(_events_table(project), gen.EVENT_COLUMNS, [])
+    _load(spark_sql, project, L1, FIRST_LOAD)
+    first = project.run("run", vars={"spark_incremental__now": "2021-01-02 00:02:00"})
+    assert ("spark_incremental: manifest: load watermark = '2021-01-01 23:52:00.000000' (held back 600 s"
+            " (load_commit_lag_seconds) from the newest load read, '2021-01-02 00:00:00.000000': a load stamped"
+            " since may still be committing, so the next run reads the lookback window again)") in first.pkg_lines()
+
+    _load(spark_sql, project, EARLY_STAMPED, LATE_LOAD)
+    late = project.run("run", vars={"spark_incremental__now": "2021-01-02 00:05:00"})
+    rule = next(line for line in late.pkg_lines() if line.startswith("spark_incremental: no event after"))
+    assert "events loaded after the load watermark '2021-01-01 23:52:00.000000'" in rule, rule
+    assert _tables(spark_sql, project) == reference
+
+    # the lag passes: one more run of the window records the newest load, then idle runs skip
+    settle = project.run("run", vars={"spark_incremental__now": "2021-01-02 00:20:00"})
+    assert "spark_incremental: manifest: load watermark = '2021-01-02 00:00:00.000000'" in settle.pkg_lines()
+    idle = project.run("run", vars={"spark_incremental__now": "2021-01-02 00:25:00"})
+    rule = next(line for line in idle.pkg_lines() if line.startswith("spark_incremental: no event after"))
+    assert "nothing loaded into the lookback window since the load watermark '2021-01-02 00:00:00.000000'" in rule
+    assert _tables(spark_sql, project) == reference

@@ -40,6 +40,7 @@ BAD: dict[str, tuple[Any, str]] = {
     "device_created_timestamp": ("x y", "= x y (text) is not allowed: it must be a column name"),
     "device_sent_timestamp": (["x"], "(list) is not allowed: it must be a column name"),
     "load_timestamp": ("loaded at", "= loaded at (text) is not allowed: it must be a column name"),
+    "load_commit_lag_seconds": ("-5", "= -5 (text) is not allowed: it must be a whole number >= 0"),
     "app_id_column": ("app id", "= app id (text) is not allowed: it must be a column name"),
     "max_session_days": (0, "= 0 (integer) is not allowed: it must be a whole number >= 1"),
     "days_late_allowed": (-1, "= -1 (integer) is not allowed: it must be a whole number >= 0"),

@@ -44,6 +44,8 @@
        'meaning': 'when the device sent the event; null turns the late-sent filter off'},
       {'name': 'load_timestamp', 'type': 'column', 'default': 'load_tstamp', 'nullable': true,
        'meaning': 'the column the loader stamps when it writes an event (used when the events table has it; null: none). A run with no event newer than last_success skips its work only if no event of the lookback window was loaded after the newest load timestamp the last processing run read (the load watermark; see "Limitations" for loads stamped at or before it); without it the lookback window is processed every run'},
+      {'name': 'load_commit_lag_seconds', 'type': 'integer', 'default': 0, 'minimum': 0,
+       'meaning': 'how long after stamping `load_timestamp` the loader may still be committing its rows (stamped before the commit, parallel loaders, a timestamp to the second shared by two loads; clock skew between loader and dbt counts too): the load watermark a run records stays this far behind its clock, so a load stamped at or before the newest one read that commits within the lag is still found by the next run with nothing newer; each load then costs up to one more run of the lookback window; 0: the watermark is the newest load read'},
       {'name': 'app_id_column', 'type': 'column', 'default': 'app_id', 'nullable': true,
        'meaning': 'the column `app_ids` filters on; null: no app filter'},
       {'name': 'max_session_days', 'type': 'integer', 'default': 3, 'minimum': 1,

@@ -78,14 +78,29 @@
 {%- endmacro %}
 
 
-{#- The 'load' row to append after a run that processed its window: newest (text from
-    _newest_load_sql, or none) when it is newer than the current watermark, else none. -#}
+{#- The 'load' row to append after a run that processed its window, or none: the newest
+    load timestamp the run read (newest_text, from _newest_load_sql, or none), held back
+    to the run's start (_run_clock: before it read anything) minus
+    spark_incremental__load_commit_lag_seconds when that is earlier (a load stamped since
+    may still be committing: the next run reads the window again until the lag has
+    passed), and only when it is newer than the current watermark (it never moves
+    backwards). -#}
 {% macro _load_watermark_row(newest_text) -%}
   {%- set newest = spark_incremental._parse_ts(newest_text) -%}
-  {%- set current = spark_incremental._load_watermark() -%}
-  {%- if newest is none or (current is not none and newest <= current) -%}
+  {%- if newest is none -%}
     {{- return(none) -}}
   {%- endif -%}
+  {%- set lag = spark_incremental.get_config_var('load_commit_lag_seconds') -%}
+  {%- set settled = spark_incremental._run_clock() - modules.datetime.timedelta(seconds=lag) -%}
+  {%- set held = lag > 0 and settled < newest -%}
+  {%- set mark = settled if held else newest -%}
+  {%- set current = spark_incremental._load_watermark() -%}
+  {%- if current is not none and mark <= current -%}
+    {{- return(none) -}}
+  {%- endif -%}
+  {%- set action = ('held back ' ~ lag ~ " s (load_commit_lag_seconds) from the newest load read, '"
+      ~ newest.strftime('%Y-%m-%d %H:%M:%S.%f') ~ "': a load stamped since may still be committing, so the next"
+      ~ ' run reads the lookback window again') if held else 'load watermark' -%}
   {{- return({'model': spark_incremental._load_watermark_name(), 'record_type': 'load',
-              'last_success': newest.strftime('%Y-%m-%d %H:%M:%S.%f'), 'action': 'load watermark'}) -}}
+              'last_success': mark.strftime('%Y-%m-%d %H:%M:%S.%f'), 'action': action}) -}}
 {%- endmacro %}

@@ -144,7 +144,8 @@
     {%- do spark_incremental._log('manifest: no event newer than what the models have processed, and none past the window: nothing to record') -%}
   {%- endif -%}
   {%- if watermark is not none -%}
-    {%- do spark_incremental._log("manifest: load watermark = '" ~ watermark.last_success ~ "'") -%}
+    {%- do spark_incremental._log("manifest: load watermark = '" ~ watermark.last_success ~ "'"
+        ~ (' (' ~ watermark.action ~ ')' if watermark.action != 'load watermark' else '')) -%}
     {%- do rows.append(watermark) -%}
   {%- endif -%}
   {{- return(rows) -}}
