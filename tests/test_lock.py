@@ -275,3 +275,39 @@ def test_a_killed_runs_lock_is_taken_over_once_silent(
     assert any("released the silent manifest lock" in line for line in taken.lines), taken.tail()
     assert manifest_state(spark_sql, project)
     _assert_consistent(spark_sql, project)
+
+
+def test_a_start_hook_that_stops_after_taking_the_lock_releases_it(
+    make_project: Callable[..., DbtProject], spark_sql: SparkSql
+) -> None:
+    """dbt runs no on-run-end hook after a failed on-run-start, so a start hook stopped after
+    its lock row (here by warnings that --warn-error raises: the take-over of a killed run's
+    lock, a misspelt spark_incremental__models_to_remove) releases the lock itself, after
+    releasing the dead lock and before removing anything. The very next run proceeds and
+    backfills every tracked model whole (such a run's lock used to refuse every run for
+    lock_timeout_minutes, and under --warn-error each take-over left a new one). The end
+    hook raises such a warning only after its append, its lock released."""
+    project = new_events_project(make_project, spark_sql, batches=1)
+    project.default_vars["spark_incremental__backfill_limit_days"] = 30  # the run catches up
+    removing = project.run("run", "--warn-error", "--select", LIMITS, expect_success=False,
+                           vars={**now_of(0), "spark_incremental__models_to_remove": ["sessions", "sessionz"]})
+    assert any("'sessionz' is not a tracked model" in line for line in removing.lines), removing.tail()
+    assert open_locks(spark_sql, project) == []
+    assert spark_sql.scalar(f"select count(*) from {_log(project)} where record_type = 'remove'") == 0
+    write_lock_rows(spark_sql, project, "killed-run", "lock", [50, 20])  # silent for 20 minutes
+    taken = project.run("run", "--warn-error", "--select", LIMITS, vars=now_of(0), expect_success=False)
+    assert any("released the silent manifest lock of invocation killed-run" in line for line in taken.lines), taken.tail()
+    assert open_locks(spark_sql, project) == []
+
+    again = project.run("run", vars=now_of(0))
+    assert not any(LOCK_HELD in line for line in again.lines), again.tail()
+    assert any("[state 1]" in line for line in again.pkg_lines()), again.tail()
+    assert set(manifest_state(spark_sql, project)) >= {"sessions", "page_views"}
+    _assert_consistent(spark_sql, project)
+    assert open_locks(spark_sql, project) == []
+
+    # the end hook's warnings too (a tracked model run without its base chain): raised after
+    # its append, so the run fails with its lock released
+    partial = project.run("run", "--warn-error", "--select", "sessions", vars=now_of(0), expect_success=False)
+    assert any("ran without the whole base chain" in line for line in partial.lines), partial.tail()
+    assert open_locks(spark_sql, project) == []

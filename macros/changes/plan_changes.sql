@@ -49,26 +49,23 @@
 
 
 {#- Stop the run when the plans (_refresh_plans) ask for a rebuild that a model's config
-    refuses: log the plan block first, so the message can be read beside it; release the
-    run lock first when this run holds it (holds_lock), since the end hook does not run
-    after a failed start hook. -#}
-{% macro _stop_on_refused_plan(planned, holds_lock=false) -%}
+    refuses: log the plan block first, so the message can be read beside it. Under the
+    start hook's run lock, _stop_run releases the lock first, since the end hook does not
+    run after a failed start hook. -#}
+{% macro _stop_on_refused_plan(planned) -%}
   {%- if planned.refusal is none -%}
     {{- return(none) -}}
   {%- endif -%}
   {%- do spark_incremental._log_refresh_plan(
       spark_incremental._format_refresh_plan(planned.changes, planned.plans, planned.unselected)) -%}
-  {%- if holds_lock -%}
-    {%- do spark_incremental._release_run_lock() -%}
-  {%- endif -%}
-  {%- do exceptions.raise_compiler_error(planned.refusal) -%}
+  {%- do spark_incremental._stop_run(planned.refusal) -%}
 {%- endmacro %}
 
 
 {#- The plan the run applies: stop on a refusal (_stop_on_refused_plan), else log the
     block and record it for the materialization. -#}
-{% macro _settle_refresh_plan(planned, holds_lock=false) -%}
-  {%- do spark_incremental._stop_on_refused_plan(planned, holds_lock) -%}
+{% macro _settle_refresh_plan(planned) -%}
+  {%- do spark_incremental._stop_on_refused_plan(planned) -%}
   {%- do spark_incremental._log_refresh_plan(
       spark_incremental._format_refresh_plan(planned.changes, planned.plans, planned.unselected)) -%}
   {%- do spark_incremental._record_refresh_plan(planned.plans) -%}

@@ -86,6 +86,9 @@
     {%- for item in value if item is not string -%}
       {{- return({'value': none, 'problem': problem}) -}}
     {%- endfor -%}
+    {%- for item in value if item | trim == '' -%}
+      {{- return({'value': none, 'problem': problem ~ '; an empty name'}) -}}
+    {%- endfor -%}
     {{- return({'value': value | list, 'problem': none}) -}}
   {%- elif kind == 'changes' -%}
     {%- set parsed = fromyaml(value) if value is string else value -%}

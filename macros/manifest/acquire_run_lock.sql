@@ -34,7 +34,11 @@
       there and records only the models that finished before the release
       (_check_run_lock_held): the overlap is that stretch.
     - update_manifest appends the run's 'unlock' row at the end;
-      spark_incremental__force_unlock releases every open lock at once. -#}
+      spark_incremental__force_unlock releases every open lock at once. dbt runs no
+      on-run-end hook after a failed on-run-start: from its lock row to the end of
+      start_run, an error of the package's (_stop_run) or a warning that dbt raises as an
+      error (_warn) appends the run's 'unlock' row first; a failed Spark statement cannot
+      be caught and leaves the lock, as a killed run's. -#}
 {% macro _acquire_run_lock() -%}
   {%- set name = spark_incremental._lock_model_name() -%}
   {%- set timeout = spark_incremental._lock_timeout_minutes() -%}
@@ -52,12 +56,14 @@
   {%- do rows.append({'model': name, 'record_type': 'lock', 'state': invocation_id, 'action': 'run started'}) -%}
   {%- set began = modules.datetime.datetime.utcnow() -%}
   {%- do spark_incremental.append_manifest_rows(rows) -%}
-  {%- do spark_incremental._run_cache('run_lock').update({'last_row_at': began}) -%}
+  {#- from here until start_run ends, an error of the package's releases the lock first
+      (_stop_run, _warn): dbt runs no on-run-end hook after a failed on-run-start -#}
+  {%- do spark_incremental._run_cache('run_lock').update({'last_row_at': began, 'start_hook': true}) -%}
 
   {#- the append has returned: every lock appended before it is read now -#}
   {%- set live = spark_incremental._take_over_silent_locks(timeout) -%}
   {%- if live | selectattr('invocation_id', 'equalto', invocation_id) | list | length == 0 -%}
-    {%- do exceptions.raise_compiler_error(spark_incremental._own_lock_missing_message()) -%}
+    {%- do spark_incremental._stop_run(spark_incremental._own_lock_missing_message()) -%}
   {%- endif -%}
   {%- set others = live | rejectattr('invocation_id', 'equalto', invocation_id) | list -%}
   {%- if others | length == 0 -%}
@@ -74,9 +80,8 @@
     {%- do spark_incremental._forget_manifest_reads() -%}
   {%- endif -%}
   {%- if holder is not none -%}
-    {%- do spark_incremental._release_run_lock() -%}
     {%- set silent_from = spark_incremental._lock_silent_from(holder, timeout) -%}
-    {%- do exceptions.raise_compiler_error(
+    {%- do spark_incremental._stop_run(
         "spark_incremental: another dbt run (invocation " ~ holder.invocation_id ~ ", started "
         ~ holder.locked_at ~ " UTC, last seen " ~ holder.seen_at ~ " UTC) holds the manifest lock;"
         ~ " this run changed nothing. A running run keeps its lock alive; if that run is dead, the"

@@ -46,7 +46,7 @@
   {%- set value_rows = [] -%}
   {%- for row in rows -%}
     {%- if not row.get('model') or row.get('record_type') not in ['events', 'managed', 'remove', 'lock', 'unlock', 'load'] -%}
-      {%- do exceptions.raise_compiler_error(
+      {%- do spark_incremental._stop_run(
           "spark_incremental: a manifest row needs a model and a record_type in"
           ~ " ['events', 'managed', 'remove', 'lock', 'unlock', 'load']; got " ~ row) -%}
     {%- endif -%}

@@ -1,5 +1,5 @@
 {#- A run that holds the lock: keeping it alive, checking it still holds it, releasing
-    it (the protocol: acquire_run_lock.sql). -#}
+    it, stopping its start hook (the protocol: acquire_run_lock.sql). -#}
 
 
 {#- Keep this run's lock alive in a long run: when its newest own lock row (its lock, or
@@ -121,4 +121,29 @@
 {% macro _release_run_lock() -%}
   {%- do spark_incremental.append_manifest_rows([{'model': spark_incremental._lock_model_name(),
       'record_type': 'unlock', 'state': invocation_id, 'action': 'run ended'}]) -%}
+{%- endmacro %}
+
+
+{#- Release this run's lock while its start hook holds it (from the lock row's append in
+    _acquire_run_lock to the end of start_run), once; nothing otherwise (before the lock,
+    in a model: the end hook releases it then, or in a run that took none). dbt runs no
+    on-run-end hook after a failed on-run-start, so the start hook releases its lock
+    itself before an error of the package's stops it (_stop_run) and before a warning
+    that dbt raises as an error (_warn). -#}
+{% macro _release_start_lock() -%}
+  {%- set lock = spark_incremental._run_cache('run_lock') -%}
+  {%- if lock.get('start_hook') -%}
+    {%- do lock.pop('start_hook') -%}
+    {%- do spark_incremental._release_run_lock() -%}
+  {%- endif -%}
+{%- endmacro %}
+
+
+{#- Stop the run with message, the one way the package's errors stop a start hook that
+    holds the run lock: its lock is released first (_release_start_lock), or it would
+    refuse every run until silent for lock_timeout_minutes. A Spark error cannot be
+    caught: its lock stays (README, Limitations). -#}
+{% macro _stop_run(message) -%}
+  {%- do spark_incremental._release_start_lock() -%}
+  {%- do exceptions.raise_compiler_error(message) -%}
 {%- endmacro %}

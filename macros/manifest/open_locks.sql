@@ -60,13 +60,16 @@
 
 
 {#- Release the open locks that have been silent for longer than the timeout (one
-    append, with a warning per lock naming it), and return the live ones, oldest first
+    append, then a warning per lock naming it), and return the live ones, oldest first
     (this run's own lock is among them). The warning says released, not taken: two runs
     started at once after a kill may both release the dead lock, and only the older of
-    their own locks goes on. -#}
+    their own locks goes on. The warnings come after the append: one that dbt raises as an
+    error (--warn-error) then stops this run with the dead lock released, and its own
+    (_warn), so the next run proceeds. -#}
 {% macro _take_over_silent_locks(timeout) -%}
   {%- set live = [] -%}
   {%- set released = [] -%}
+  {%- set warnings = [] -%}
   {%- for holder in spark_incremental._open_locks(with_state=true) -%}
     {%- if not spark_incremental._lock_is_silent(holder, timeout) or holder.invocation_id == invocation_id -%}
       {%- do live.append(holder) -%}
@@ -75,11 +78,14 @@
           ~ ' (spark_incremental__lock_timeout_minutes): its run was killed' -%}
       {%- do released.append({'model': spark_incremental._lock_model_name(), 'record_type': 'unlock',
                               'state': holder.invocation_id, 'action': 'taken over by ' ~ invocation_id ~ ': ' ~ why}) -%}
-      {%- do spark_incremental._warn('released the silent manifest lock of invocation ' ~ holder.invocation_id
+      {%- do warnings.append('released the silent manifest lock of invocation ' ~ holder.invocation_id
           ~ ' (started ' ~ holder.locked_at ~ ' UTC, ' ~ why ~ ')') -%}
     {%- endif -%}
   {%- endfor -%}
   {%- do spark_incremental.append_manifest_rows(released) -%}
+  {%- for warning in warnings -%}
+    {%- do spark_incremental._warn(warning) -%}
+  {%- endfor -%}
   {{- return(live) -}}
 {%- endmacro %}
 

@@ -21,16 +21,12 @@
   {#- a model an earlier run removed and that has progress again (its backfill ran): the
       var was left set, and every run would forget and backfill it again -#}
   {%- set again = spark_incremental._removed_before(to_remove | select('in', recorded) | list) -%}
-  {%- set rows = [] -%}
-  {%- for name in to_remove -%}
-    {%- do rows.append({'model': name, 'record_type': 'remove', 'action': 'removed by spark_incremental__models_to_remove'}) -%}
-  {%- endfor -%}
-  {%- do spark_incremental.append_manifest_rows(rows) -%}
-  {%- do spark_incremental._log('removed from the manifest: ' ~ to_remove | join(', ') ~ ' (backfilled from start_date next)') -%}
+  {#- warned before the append: a warning that dbt raises as an error (--warn-error) stops
+      the run with nothing removed and the run lock released (_warn) -#}
   {%- for name, earlier in again.items() if recorded[name].get('last_success') is not none -%}
     {%- do spark_incremental._warn("spark_incremental__models_to_remove still names '" ~ name ~ "', which run "
         ~ earlier.invocation_id ~ ' already removed at ' ~ earlier.removed_at ~ ' UTC and which has been backfilled'
-        ~ ' since: it was removed again now, and every run removes it while the var is set. Unset the var'
+        ~ ' since: this run removes it again, and every run removes it while the var is set. Unset the var'
         ~ " (it is meant for one run) unless you want this model's backfill from start_date again.") -%}
   {%- endfor -%}
   {%- for name in to_remove if name not in tracked and name not in recorded -%}
@@ -38,6 +34,12 @@
         ~ " of this project nor in the manifest: nothing to backfill for it. Tracked models: "
         ~ (tracked | join(', ') if tracked else 'none') ~ '.') -%}
   {%- endfor -%}
+  {%- set rows = [] -%}
+  {%- for name in to_remove -%}
+    {%- do rows.append({'model': name, 'record_type': 'remove', 'action': 'removed by spark_incremental__models_to_remove'}) -%}
+  {%- endfor -%}
+  {%- do spark_incremental.append_manifest_rows(rows) -%}
+  {%- do spark_incremental._log('removed from the manifest: ' ~ to_remove | join(', ') ~ ' (backfilled from start_date next)') -%}
   {{- return('') -}}
 {%- endmacro %}
 

@@ -14,7 +14,8 @@
     again under it (the plan the run records and applies: a run that ended in between may
     have written what the plan reads), apply spark_incremental__models_to_remove and
     forget the models fed by the events window whose table is gone
-    (_forget_missing_tables). Use as:
+    (_forget_missing_tables). An error of the package's after the lock releases it first
+    (_stop_run; dbt runs no end hook after a failed start hook). Use as:
     on-run-start: "{{ spark_incremental.start_run() }}" -#}
 {% macro start_run() -%}
   {{- return(adapter.dispatch('start_run', 'spark_incremental')()) -}}
@@ -84,11 +85,13 @@
           ~ ', or another run wrote a model the changes reach' if repaired else 'another run wrote a model the changes reach')
           ~ '; this run applies the plan made under the lock') -%}
     {%- endif -%}
-    {%- do spark_incremental._settle_refresh_plan(planned, holds_lock=true) -%}
+    {%- do spark_incremental._settle_refresh_plan(planned) -%}
   {%- endif -%}
   {%- do spark_incremental.remove_models() -%}
   {%- if values.events_enabled and not values.offline_compile -%}
     {%- do spark_incremental._forget_missing_tables() -%}
   {%- endif -%}
+  {#- the hook succeeded: the end hook releases the lock from here -#}
+  {%- do spark_incremental._run_cache('run_lock').pop('start_hook', none) -%}
   {{- return('') -}}
 {%- endmacro %}

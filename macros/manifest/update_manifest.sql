@@ -8,7 +8,9 @@
     than backfill_limit_days) moves to upper_limit; a restatement (state 5) records
     nothing. In the same insert: the state each managed_incremental model that succeeded
     reached after its write (_pending_state_rows), and the release of the run lock.
-    Appends to the log; never rewrites. -#}
+    Appends to the log; never rewrites. A warning that dbt raises as an error
+    (--warn-error) is raised after that append (_warn), so the failed run's work is
+    recorded and its lock released. -#}
 {% macro update_manifest() -%}
   {{- return(adapter.dispatch('update_manifest', 'spark_incremental')()) -}}
 {%- endmacro %}
@@ -34,6 +36,7 @@
   {%- do rows.extend(spark_incremental._progress_rows_for_results(ended)) -%}
   {%- if lost is not none -%}
     {%- do spark_incremental.append_manifest_rows(rows) -%}
+    {%- do spark_incremental._raise_deferred_warnings() -%}
     {%- do exceptions.raise_compiler_error(lost.message) -%}
   {%- endif -%}
   {%- if spark_incremental._command_writes() -%}
@@ -46,6 +49,8 @@
   {%- if rows | length > 0 -%}
     {%- do spark_incremental.compact_manifest() -%}
   {%- endif -%}
+  {#- under --warn-error, a warning of this hook stops the run only now, its work recorded -#}
+  {%- do spark_incremental._raise_deferred_warnings() -%}
   {{- return('') -}}
 {%- endmacro %}
 

@@ -4,6 +4,34 @@
 {%- endmacro %}
 
 
+{#- A warning that dbt raises as an error (--warn-error, --warn-error-options) stops the
+    run. A start hook that holds the run lock releases it first, as before its own errors
+    (_stop_run). The end hook, before its one append (progress, the managed models'
+    states, the lock's release), keeps the warning (run_lock 'deferred') and raises it
+    after that append (_raise_deferred_warnings): the run still fails, with its work
+    recorded and its lock released. -#}
 {% macro _warn(message) -%}
+  {%- if spark_incremental._warnings_are_errors() -%}
+    {%- set lock = spark_incremental._run_cache('run_lock') -%}
+    {%- if lock.get('ending') and not lock.get('recorded') -%}
+      {%- if 'deferred' not in lock -%}
+        {%- do lock.update({'deferred': []}) -%}
+      {%- endif -%}
+      {%- do lock.deferred.append(message) -%}
+      {{- return(none) -}}
+    {%- endif -%}
+    {%- do spark_incremental._release_start_lock() -%}
+  {%- endif -%}
   {%- do exceptions.warn('spark_incremental: ' ~ message) -%}
+{%- endmacro %}
+
+
+{#- The end hook's warnings kept by _warn until its append: raised now (dbt makes the
+    first an error). -#}
+{% macro _raise_deferred_warnings() -%}
+  {%- set lock = spark_incremental._run_cache('run_lock') -%}
+  {%- do lock.update({'recorded': true}) -%}
+  {%- for message in lock.pop('deferred', []) -%}
+    {%- do spark_incremental._warn(message) -%}
+  {%- endfor -%}
 {%- endmacro %}
