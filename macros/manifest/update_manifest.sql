@@ -36,7 +36,7 @@
   {%- do rows.extend(spark_incremental._progress_rows_for_results(ended)) -%}
   {%- if lost is not none -%}
     {%- do spark_incremental.append_manifest_rows(rows) -%}
-    {%- do spark_incremental._raise_deferred_warnings() -%}
+    {%- do spark_incremental._raise_deferred_warnings(as_log=true) -%}
     {%- do exceptions.raise_compiler_error(lost.message) -%}
   {%- endif -%}
   {%- if spark_incremental._command_writes() -%}

@@ -27,11 +27,16 @@
 
 
 {#- The end hook's warnings kept by _warn until its append: raised now (dbt makes the
-    first an error). -#}
-{% macro _raise_deferred_warnings() -%}
+    first an error), or only logged (as_log) when the hook raises an error of its own next,
+    which then names what stopped the run. -#}
+{% macro _raise_deferred_warnings(as_log=false) -%}
   {%- set lock = spark_incremental._run_cache('run_lock') -%}
   {%- do lock.update({'recorded': true}) -%}
   {%- for message in lock.pop('deferred', []) -%}
-    {%- do spark_incremental._warn(message) -%}
+    {%- if as_log -%}
+      {%- do spark_incremental._log('warning: ' ~ message) -%}
+    {%- else -%}
+      {%- do spark_incremental._warn(message) -%}
+    {%- endif -%}
   {%- endfor -%}
 {%- endmacro %}
