@@ -235,3 +235,44 @@ def test_a_load_committed_after_a_newer_one_is_found_within_the_commit_lag(
     rule = next(line for line in idle.pkg_lines() if line.startswith("spark_incremental: no event after"))
     assert "nothing loaded into the lookback window since the load watermark '2021-01-02 00:00:00.000000'" in rule
     assert _tables(spark_sql, project) == reference
+
+
+# An event past a session's cap (start + max_session_days) is not the session's: its user
+# does not count, in one run over all the data as across runs. q reaches its cap (quarantined)
+# before its first user arrives, inside the lookback; a's id comes back with a user two days
+# after its cap. The lifecycle manifest took those users (one full run for q, the run that
+# saw a3 for a), though the events are not in the sessions: one full run and the runs disagreed.
+CAPPED_FIRST = [
+    ("q1", "q", None, "2021-01-01 00:00:00"),
+    ("q2", "q", None, "2021-01-02 00:00:00"),
+    ("a1", "a", None, "2021-01-01 10:00:00"),
+    ("a2", "a", None, "2021-01-01 10:05:00"),
+]
+CAPPED_LATER = [
+    ("2021-01-04 12:00:00", [("q3", "q", "u-q", "2021-01-02 05:00:00"), ("b1", "b", "u-b", "2021-01-03 11:00:00"),
+                             ("a3", "a", "u-a", "2021-01-04 11:00:00")]),
+]
+
+
+def test_an_event_past_the_cap_gives_no_user(make_project: Callable[..., DbtProject], spark_sql: SparkSql) -> None:
+    capped_vars = {**VARS, "spark_incremental__max_session_days": 1}
+    project = make_project(**capped_vars)
+    spark_sql.create_table(_events_table(project), gen.EVENT_COLUMNS, [])
+    _load_users(spark_sql, project, "2021-01-02 01:00:00", CAPPED_FIRST)
+    project.run("run", vars={"spark_incremental__now": "2021-01-02 01:00:00"})
+    for loaded, events in CAPPED_LATER:
+        _load_users(spark_sql, project, loaded, events)
+        project.run("run", vars={"spark_incremental__now": loaded})
+    assert _users(spark_sql, project) == {"q": (None, None), "a": (None, None), "b": ("u-b", "11:00:00")}
+    quarantined = spark_sql.query(f"select session_identifier, user_identifier "
+                                  f"from {project.relation('spark_incremental_base_quarantined_sessions')}")
+    assert sorted(quarantined) == [("a", None), ("q", None)]
+
+    full = make_project(**capped_vars)
+    spark_sql.create_table(_events_table(full), gen.EVENT_COLUMNS, [])
+    _load_users(spark_sql, full, "2021-01-02 01:00:00", CAPPED_FIRST)
+    for loaded, events in CAPPED_LATER:
+        _load_users(spark_sql, full, loaded, events)
+    full.run("run", vars={"spark_incremental__now": CAPPED_LATER[-1][0]})
+    assert _users(spark_sql, full) == _users(spark_sql, project)
+    assert _tables(spark_sql, project) == _tables(spark_sql, full)

@@ -67,14 +67,6 @@ events_in_window as (
 new_sessions as (
     select
         session_identifier,
-        -- the first non-null user identifier, by session timestamp (ties: the smallest),
-        -- with that timestamp (kept as user_tstamp: a later run compares a late event's)
-        min(
-            case when user_identifier is not null then named_struct(
-                'session_tstamp', session_tstamp,
-                'user_id', user_identifier
-            ) end
-        ) as first_user,
         min(session_tstamp) as start_tstamp,
         max(session_tstamp) as end_tstamp
     from events_in_window
@@ -137,39 +129,17 @@ previous_sessions as (
     {%- endif %}
 ),
 
-merged as (
+bounds as (
     select
         new_sessions_to_track.session_identifier,
+        previous_sessions.is_capped,
+        previous_sessions.user_identifier as previous_user,
+        -- a row written before user_tstamp existed counts from its start (a lower bound of
+        -- its user's event), and keeps that bound as its user_tstamp: a later run must not
+        -- compare with a start a late event moved back
+        coalesce(previous_sessions.user_tstamp, previous_sessions.start_tstamp) as previous_user_tstamp,
         -- a session that reached its cap is done: its row is written again as it is, until
         -- quarantined (the quarantine reads only the partitions this upsert rewrites)
-        -- the user of the earliest event that has one, as one run over all the data takes
-        -- it: a late event before the one that gave the user gives its own (ties: the
-        -- smaller user). A row written before user_tstamp existed counts from its start
-        -- (a lower bound of its user's event), and keeps that bound as its user_tstamp:
-        -- a later run must not compare with a start a late event moved back
-        case
-            when
-                previous_sessions.is_capped
-                or new_sessions_to_track.first_user is null
-                or (
-                    previous_sessions.user_identifier is not null
-                    and named_struct(
-                        'session_tstamp', coalesce(previous_sessions.user_tstamp, previous_sessions.start_tstamp),
-                        'user_identifier', previous_sessions.user_identifier
-                    ) < named_struct(
-                        'session_tstamp', new_sessions_to_track.first_user.session_tstamp,
-                        'user_identifier', new_sessions_to_track.first_user.user_id
-                    )
-                )
-                then named_struct(
-                    'session_tstamp', case
-                        when previous_sessions.user_identifier is not null
-                            then coalesce(previous_sessions.user_tstamp, previous_sessions.start_tstamp)
-                    end,
-                    'user_id', previous_sessions.user_identifier
-                )
-            else new_sessions_to_track.first_user
-        end as first_user,
         case
             when previous_sessions.is_capped then previous_sessions.start_tstamp
             else least(previous_sessions.start_tstamp, new_sessions_to_track.start_tstamp)
@@ -181,6 +151,63 @@ merged as (
     from new_sessions_to_track
     left join previous_sessions
         on new_sessions_to_track.session_identifier = previous_sessions.session_identifier
+),
+
+window_users as (
+    -- the first non-null user identifier of the window's events inside the session (its
+    -- start to start + max_session_days: an event past the cap is not the session's, and
+    -- one run over all the data must not take its user either), by session timestamp (ties:
+    -- the smallest), with that timestamp (kept as user_tstamp: a later run compares a late
+    -- event's)
+    select
+        events_in_window.session_identifier,
+        min(named_struct(
+            'session_tstamp', events_in_window.session_tstamp,
+            'user_id', events_in_window.user_identifier
+        )) as first_user
+    from events_in_window
+    inner join bounds
+        on events_in_window.session_identifier = bounds.session_identifier
+    where
+        events_in_window.user_identifier is not null
+        and events_in_window.session_tstamp
+        <= {{ spark_incremental._add_days('bounds.start_tstamp', session_vars.max_session_days) }}
+    group by events_in_window.session_identifier
+),
+
+merged as (
+    select
+        bounds.session_identifier,
+        -- the user of the earliest event inside the session that has one, as one run over all
+        -- the data takes it: a late event before the one that gave the user gives its own
+        -- (ties: the smaller user; least skips a null). The previous user counts while its
+        -- event is inside the session: a late event that moves the start back moves the cap
+        -- back too, and no event between the old start and that user's event had a user
+        case
+            when bounds.is_capped
+                then named_struct(
+                    'session_tstamp', case when bounds.previous_user is not null then bounds.previous_user_tstamp end,
+                    'user_id', bounds.previous_user
+                )
+            else least(
+                case
+                    when
+                        bounds.previous_user is not null
+                        and bounds.previous_user_tstamp
+                        <= {{ spark_incremental._add_days('bounds.start_tstamp', session_vars.max_session_days) }}
+                        then named_struct(
+                            'session_tstamp', bounds.previous_user_tstamp,
+                            'user_id', bounds.previous_user
+                        )
+                end,
+                window_users.first_user
+            )
+        end as first_user,
+        bounds.start_tstamp,
+        bounds.end_tstamp
+    from bounds
+    left join window_users
+        on bounds.session_identifier = window_users.session_identifier
 ),
 
 final as (
