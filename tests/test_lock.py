@@ -71,6 +71,11 @@ def test_a_silent_lock_is_taken_over_and_a_heartbeat_keeps_a_lock_alive(
     run that started long ago but sent a heartbeat recently still holds the lock."""
     project = new_events_project(make_project, spark_sql, batches=1)
     _run_limits(project)  # creates the manifest log
+    # an empty name: refused with the other vars, before the lock
+    empty = project.run("run", "--select", LIMITS, expect_success=False,
+                        vars={**now_of(0), "spark_incremental__models_to_remove": ["sessions", ""]})
+    assert any("an empty name" in line for line in empty.lines), empty.tail()
+    assert open_locks(spark_sql, project) == []
     write_lock_rows(spark_sql, project, "killed-run", "lock", [50, 20])  # silent for 20 minutes
     write_lock_rows(spark_sql, project, "long-run", "lock", [40, 30, 3])  # started 40 min ago, alive
 

@@ -32,13 +32,13 @@
         {%- endif -%}
       {%- endfor -%}
     {%- endfor -%}
-    {%- do exceptions.raise_compiler_error(
+    {%- do spark_incremental._stop_run(
         "spark_incremental: change on table '" ~ name ~ "': no source, seed, snapshot or model of"
         ~ " that name in this project. The tables managed_incremental models read directly: "
         ~ ((names | sort | join(', ')) if names else 'none')) -%}
   {%- endif -%}
   {%- if found | length > 1 -%}
-    {%- do exceptions.raise_compiler_error(
+    {%- do spark_incremental._stop_run(
         "spark_incremental: change on table '" ~ name ~ "' is ambiguous: "
         ~ found | map(attribute='unique_id') | join(', ') ~ ". Name it as source_name.table_name.") -%}
   {%- endif -%}

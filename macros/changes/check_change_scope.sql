@@ -12,7 +12,7 @@
 {% macro _check_change_scope(change_label, table, scope) -%}
   {%- set shape_error = spark_incremental._scope_shape_error(scope) -%}
   {%- if shape_error -%}
-    {%- do exceptions.raise_compiler_error(
+    {%- do spark_incremental._stop_run(
         "spark_incremental: " ~ change_label ~ ": the scope must be a single boolean expression on the"
         ~ " table's columns, but " ~ shape_error ~ ". Scope: " ~ scope) -%}
   {%- endif -%}
@@ -25,25 +25,25 @@
     {%- set message = spark_incremental._spark_error_line(analyzed) -%}
     {%- if 'UNRESOLVED_COLUMN' in analyzed -%}
       {%- set missing = modules.re.findall('name (`[^ ]+`) cannot be resolved', analyzed) -%}
-      {%- do exceptions.raise_compiler_error(
+      {%- do spark_incremental._stop_run(
           "spark_incremental: " ~ change_label ~ ": the scope reads column " ~ (missing | first or '?')
           ~ ", which " ~ table.relation ~ " does not have (columns: "
           ~ spark_incremental._relation_column_names(table.relation) | join(', ') ~ "). Scope: " ~ scope) -%}
     {%- endif -%}
     {%- if 'FILTER_NOT_BOOLEAN' in analyzed -%}
-      {%- do exceptions.raise_compiler_error(
+      {%- do spark_incremental._stop_run(
           "spark_incremental: " ~ change_label ~ ": the scope is not a boolean expression: " ~ message) -%}
     {%- endif -%}
-    {%- do exceptions.raise_compiler_error(
+    {%- do spark_incremental._stop_run(
         "spark_incremental: " ~ change_label ~ ": Spark rejects the scope: " ~ message ~ ". Scope: " ~ scope) -%}
   {%- endif -%}
   {%- if analyzed.count('Relation ') != 1 or 'Join ' in analyzed or 'Aggregate ' in analyzed -%}
-    {%- do exceptions.raise_compiler_error(
+    {%- do spark_incremental._stop_run(
         "spark_incremental: " ~ change_label ~ ": the scope must read only the changed table's own row"
         ~ " (no subquery, no other table). Scope: " ~ scope) -%}
   {%- endif -%}
   {%- if modules.re.search('(?i)\\b(reflect|java_method|try_reflect)\\(', analyzed) -%}
-    {%- do exceptions.raise_compiler_error(
+    {%- do spark_incremental._stop_run(
         "spark_incremental: " ~ change_label ~ ": the scope must not call reflect / java_method. Scope: " ~ scope) -%}
   {%- endif -%}
   {%- set filter_lines = [] -%}

@@ -27,7 +27,9 @@
     {%- do spark_incremental._warn("spark_incremental__models_to_remove still names '" ~ name ~ "', which run "
         ~ earlier.invocation_id ~ ' already removed at ' ~ earlier.removed_at ~ ' UTC and which has been backfilled'
         ~ ' since: this run removes it again, and every run removes it while the var is set. Unset the var'
-        ~ " (it is meant for one run) unless you want this model's backfill from start_date again.") -%}
+        ~ " (it is meant for one run) unless you want this model's backfill from start_date again (under"
+        ~ " --warn-error this warning stops the run before anything is removed: run that removal once"
+        ~ " without --warn-error).") -%}
   {%- endfor -%}
   {%- for name in to_remove if name not in tracked and name not in recorded -%}
     {%- do spark_incremental._warn("spark_incremental__models_to_remove: '" ~ name ~ "' is not a tracked model"

@@ -28,8 +28,10 @@
   {%- endif -%}
   {#- a run whose lock was taken over (a statement, or models that keep no heartbeat, ran
       longer than the timeout) records only the models that finished before the release -#}
-  {%- set lost = spark_incremental._check_run_lock_held(stop=false) -%}
+  {#- ending first: a warning from here to the append (the lock check's included) is kept
+      until the append has returned (_warn) -#}
   {%- do spark_incremental._run_cache('run_lock').update({'ending': true}) -%}
+  {%- set lost = spark_incremental._check_run_lock_held(stop=false) -%}
   {%- set ended = results if lost is none else spark_incremental._results_before(results, lost.released_at) -%}
   {#- the managed models' states after their writes (kept for this insert), then progress -#}
   {%- set rows = spark_incremental._pending_state_rows(ended) -%}
@@ -45,12 +47,13 @@
                         'state': invocation_id, 'action': 'run ended'}) -%}
   {%- endif -%}
   {%- do spark_incremental.append_manifest_rows(rows) -%}
+  {#- under --warn-error, a warning of this hook stops the run only now, its work recorded
+      (before the compaction, maintenance that the next run does as well) -#}
+  {%- do spark_incremental._raise_deferred_warnings() -%}
   {#- every run adds partitions (lock, managed state, progress): keep the log small -#}
   {%- if rows | length > 0 -%}
     {%- do spark_incremental.compact_manifest() -%}
   {%- endif -%}
-  {#- under --warn-error, a warning of this hook stops the run only now, its work recorded -#}
-  {%- do spark_incremental._raise_deferred_warnings() -%}
   {{- return('') -}}
 {%- endmacro %}
 

@@ -21,19 +21,23 @@
       {{- return(none) -}}
     {%- endif -%}
     {%- do spark_incremental._release_start_lock() -%}
+    {%- do exceptions.warn('spark_incremental: ' ~ message) -%}
+    {#- dbt has raised it; should its own settings differ, the run still stops here -#}
+    {%- do exceptions.raise_compiler_error('spark_incremental: ' ~ message) -%}
   {%- endif -%}
   {%- do exceptions.warn('spark_incremental: ' ~ message) -%}
 {%- endmacro %}
 
 
-{#- The end hook's warnings kept by _warn until its append: raised now (dbt makes the
-    first an error), or only logged (as_log) when the hook raises an error of its own next,
-    which then names what stopped the run. -#}
+{#- The end hook's warnings kept by _warn until its append: each is logged, then the last
+    is raised (dbt makes it an error), or none is (as_log) when the hook raises an error of
+    its own next, which then names what stopped the run. -#}
 {% macro _raise_deferred_warnings(as_log=false) -%}
   {%- set lock = spark_incremental._run_cache('run_lock') -%}
   {%- do lock.update({'recorded': true}) -%}
-  {%- for message in lock.pop('deferred', []) -%}
-    {%- if as_log -%}
+  {%- set deferred = lock.pop('deferred', []) -%}
+  {%- for message in deferred -%}
+    {%- if as_log or not loop.last -%}
       {%- do spark_incremental._log('warning: ' ~ message) -%}
     {%- else -%}
       {%- do spark_incremental._warn(message) -%}
