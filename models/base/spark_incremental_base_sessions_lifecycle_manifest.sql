@@ -44,6 +44,8 @@
 {%- set id_filter = ref('spark_incremental_base_session_id_filter') %}
 {%- set window_events = ref('spark_incremental_base_events_in_window') %}
 {%- set lookback_date = lookback_start.strftime('%Y-%m-%d') %}
+{#- the end of a session's events (start + max_session_days), which bounds its user too -#}
+{%- set session_cap = spark_incremental._add_days('bounds.start_tstamp', session_vars.max_session_days) %}
 {#- a table written before user_tstamp existed: read as null until this run adds it -#}
 {%- set has_user_tstamp = spark_incremental.is_incremental()
     and spark_incremental._relation_has_column(this, 'user_tstamp') %}
@@ -171,7 +173,7 @@ window_users as (
     where
         events_in_window.user_identifier is not null
         and events_in_window.session_tstamp
-        <= {{ spark_incremental._add_days('bounds.start_tstamp', session_vars.max_session_days) }}
+        <= {{ session_cap }}
     group by events_in_window.session_identifier
 ),
 
@@ -194,7 +196,7 @@ merged as (
                     when
                         bounds.previous_user is not null
                         and bounds.previous_user_tstamp
-                        <= {{ spark_incremental._add_days('bounds.start_tstamp', session_vars.max_session_days) }}
+                        <= {{ session_cap }}
                         then named_struct(
                             'session_tstamp', bounds.previous_user_tstamp,
                             'user_id', bounds.previous_user
