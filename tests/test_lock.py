@@ -19,6 +19,7 @@ from tests.test_faults import (
     HOOKS_WITH_PAUSE_AT_START,
     LOCK_HELD,
     LOCK_MODEL,
+    SLOW_HOOK_MACRO,
     kill,
     log_row_count,
     manifest_state,
@@ -34,6 +35,14 @@ from tests.test_sessions import _assert_consistent
 LIMITS = "spark_incremental_base_new_event_limits"
 # rounds of two runs started together (the issue's bar is 20; CI runs fewer)
 RACE_ROUNDS = int(os.environ.get("SPARK_INCREMENTAL_LOCK_RACE_ROUNDS", "3"))
+# the slow hook (tests/test_faults.py) as a post-hook of sessions
+SLOW_SESSIONS = """
+models:
+  spark_incremental_integration_tests:
+    derived:
+      sessions:
+        +post-hook: "{{ test_slow_hook('sessions') }}"
+"""
 
 
 def _log(project: DbtProject) -> str:
@@ -311,8 +320,16 @@ def test_a_start_hook_that_stops_after_taking_the_lock_releases_it(
     _assert_consistent(spark_sql, project)
     assert open_locks(spark_sql, project) == []
 
-    # the end hook's warnings too (a tracked model run without its base chain): raised after
-    # its append, so the run fails with its lock released
-    partial = project.run("run", "--warn-error", "--select", "sessions", vars=now_of(0), expect_success=False)
+    # the end hook's warnings too: a tracked model run without its base chain, and (its
+    # post-hook sleeps 21 s of a 1-minute timeout) the lock check the end hook makes first.
+    # Both are kept until its append: the first is logged, the last raised, so the run fails
+    # with its lock released (the lock check used to raise before the append, leaving it)
+    project.write_file("macros/test_slow_hook.sql", SLOW_HOOK_MACRO)
+    project.write_file("dbt_project.yml", project.read_file("dbt_project.yml") + SLOW_SESSIONS)
+    partial = project.run("run", "--warn-error", "--select", "sessions", expect_success=False,
+                          vars={**now_of(0), "spark_incremental__lock_timeout_minutes": "1",
+                                "test_slow_at": ["sessions"]})
+    kept = [line for line in partial.pkg_lines() if "warning: this run went" in line]
+    assert kept and "minutes without keeping its lock alive" in kept[0], partial.tail()
     assert any("ran without the whole base chain" in line for line in partial.lines), partial.tail()
     assert open_locks(spark_sql, project) == []
