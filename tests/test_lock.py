@@ -300,7 +300,8 @@ def test_a_start_hook_that_stops_after_taking_the_lock_releases_it(
     releasing the dead lock and before removing anything. The very next run proceeds and
     backfills every tracked model whole (such a run's lock used to refuse every run for
     lock_timeout_minutes, and under --warn-error each take-over left a new one). The end
-    hook raises such a warning only after its append, its lock released."""
+    hook (a partial base chain; its own lock check after a model slept a third of the
+    timeout) raises such a warning only after its append, its lock released."""
     project = new_events_project(make_project, spark_sql, batches=1)
     project.default_vars["spark_incremental__backfill_limit_days"] = 30  # the run catches up
     removing = project.run("run", "--warn-error", "--select", LIMITS, expect_success=False,
