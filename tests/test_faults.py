@@ -453,6 +453,14 @@ models:
       spark_incremental_base_sessions_this_run:
         +pre-hook: "{{ test_slow_hook('sessions_this_run') }}"
 """
+# the slow hook as a post-hook of sessions
+SLOW_SESSIONS = """
+models:
+  spark_incremental_integration_tests:
+    derived:
+      sessions:
+        +post-hook: "{{ test_slow_hook('sessions') }}"
+"""
 # project models after the package's, keeping the lock alive with the package's hook
 MARTS = {
     "marts/slow_mart": "select session_identifier from {{ ref('sessions') }}\n",

@@ -20,6 +20,7 @@ from tests.test_faults import (
     LOCK_HELD,
     LOCK_MODEL,
     SLOW_HOOK_MACRO,
+    SLOW_SESSIONS,
     kill,
     log_row_count,
     manifest_state,
@@ -35,14 +36,6 @@ from tests.test_sessions import _assert_consistent
 LIMITS = "spark_incremental_base_new_event_limits"
 # rounds of two runs started together (the issue's bar is 20; CI runs fewer)
 RACE_ROUNDS = int(os.environ.get("SPARK_INCREMENTAL_LOCK_RACE_ROUNDS", "3"))
-# the slow hook (tests/test_faults.py) as a post-hook of sessions
-SLOW_SESSIONS = """
-models:
-  spark_incremental_integration_tests:
-    derived:
-      sessions:
-        +post-hook: "{{ test_slow_hook('sessions') }}"
-"""
 
 
 def _log(project: DbtProject) -> str:
